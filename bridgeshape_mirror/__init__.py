@@ -1,0 +1,7 @@
+"""bridgeshape-mirror: a static mirror of the BridgeShape API, with sample deals and a validation report.
+
+This package holds the command-line front end only; the work is done by the `sync`, `dsl`,
+`deals` and `site_builder` packages beside it.
+"""
+
+__version__ = "0.1.0"

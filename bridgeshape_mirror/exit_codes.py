@@ -1,0 +1,21 @@
+"""Exit statuses of the `bridgeshape-mirror` command. Cron and scripts read them: never renumber."""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    #: The input was understood and is wrong: invalid DSL, an unsatisfiable scenario.
+    INVALID = 1
+    #: The command line itself is wrong (argparse uses 2 as well).
+    USAGE = 2
+    #: Another run holds the lock; this one did nothing.
+    LOCKED = 3
+    #: The wiki could not be read (unreachable, errors, garbage, deadline passed); state kept.
+    WIKI_ERROR = 4
+    #: The local state store or configuration could not be read or written.
+    STATE_ERROR = 5
+    #: The mirror could not be built or published; the published mirror is unchanged.
+    BUILD_ERROR = 6
+    #: A bug: an exception nobody expected. The message asks for a report.
+    INTERNAL = 70

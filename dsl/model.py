@@ -1,0 +1,192 @@
+"""Typed values of the shape_constraints DSL: what `dsl` hands to `deals` and `site_builder`.
+
+Field names follow the BridgeShape API's JSON (`suits`, `suit_hcp`, `x`, `x_hcp`, ...), so a
+reader of the reference page recognises them. The values are plain and immutable; nothing
+here parses or renders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Mapping
+
+
+class Suit(StrEnum):
+    """The four suits, in bridge rank order (spades highest)."""
+
+    S = "S"
+    H = "H"
+    D = "D"
+    C = "C"
+
+
+SUITS: tuple[Suit, ...] = (Suit.S, Suit.H, Suit.D, Suit.C)
+MAJORS: tuple[Suit, ...] = (Suit.S, Suit.H)
+MINORS: tuple[Suit, ...] = (Suit.D, Suit.C)
+
+
+class Role(StrEnum):
+    """The four roles a position can name; the order is the order the API documents them."""
+
+    OPENER = "opener"
+    RESPONDER = "responder"
+    OPP1 = "opp1"
+    OPP2 = "opp2"
+
+    @property
+    def pair(self) -> Pair:
+        return Pair.DECLARER if self in (Role.OPENER, Role.RESPONDER) else Pair.DEFENSE
+
+    @property
+    def partner(self) -> Role:
+        return _PARTNER[self]
+
+
+class Pair(StrEnum):
+    DECLARER = "declarer"
+    DEFENSE = "defense"
+
+    @property
+    def roles(self) -> tuple[Role, Role]:
+        if self is Pair.DECLARER:
+            return (Role.OPENER, Role.RESPONDER)
+        return (Role.OPP1, Role.OPP2)
+
+
+_PARTNER = {
+    Role.OPENER: Role.RESPONDER,
+    Role.RESPONDER: Role.OPENER,
+    Role.OPP1: Role.OPP2,
+    Role.OPP2: Role.OPP1,
+}
+
+
+class ShapeClass(StrEnum):
+    """`shape:` values. The four real classes partition the 39 hand patterns (SEMANTICS 3)."""
+
+    BALANCED = "balanced"
+    ONE_SUITER = "one_suiter"
+    TWO_SUITER = "two_suiter"
+    THREE_SUITER = "three_suiter"
+    ANY = "any"
+
+
+class SuitClass(StrEnum):
+    MAJOR = "major"
+    MINOR = "minor"
+
+    @property
+    def suits(self) -> tuple[Suit, ...]:
+        return MAJORS if self is SuitClass.MAJOR else MINORS
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """An inclusive range; `max is None` means no upper bound beyond the physical one."""
+
+    min: int
+    max: int | None = None
+
+    def contains(self, value: int) -> bool:
+        return value >= self.min and (self.max is None or value <= self.max)
+
+    def upper(self, physical_max: int) -> int:
+        """The effective upper bound, given the physical maximum of what is measured."""
+        return physical_max if self.max is None else min(self.max, physical_max)
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """A pair's combined length in a suit: the named `suit`, some suit of `suit_class`, or any suit.
+
+    `declared_in` is where the token was written: a role, or None at scenario level. It
+    decides `pair` and lets the formatter write the token back where it stood.
+    """
+
+    min: int
+    suit: Suit | None = None
+    suit_class: SuitClass | None = None
+    pair: Pair = Pair.DECLARER
+    declared_in: Role | None = None
+
+    def candidate_suits(self) -> tuple[Suit, ...]:
+        if self.suit is not None:
+            return (self.suit,)
+        if self.suit_class is not None:
+            return self.suit_class.suits
+        return SUITS
+
+
+def _frozen(mapping: Mapping[Suit, Range]) -> Mapping[Suit, Range]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True, eq=True)
+class Position:
+    """One role's constraints. A field is None/empty when the DSL did not write it.
+
+    `key_order` records the DSL keys in the order written (`"H"`, `"Chcp"`, `"hcp"`, `"fit"`,
+    ...). JSON objects follow it, as the extension's API does; it takes no part in equality,
+    so two positions with the same constraints are equal however they were spelled.
+    """
+
+    role: Role
+    suits: Mapping[Suit, Range] = field(default_factory=dict)
+    hcp: Range | None = None
+    suit_hcp: Mapping[Suit, Range] = field(default_factory=dict)
+    x: Range | None = None
+    x_hcp: Range | None = None
+    shape: ShapeClass | None = None
+    key_order: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "suits", _frozen(self.suits))
+        object.__setattr__(self, "suit_hcp", _frozen(self.suit_hcp))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return (
+            self.role == other.role
+            and dict(self.suits) == dict(other.suits)
+            and self.hcp == other.hcp
+            and dict(self.suit_hcp) == dict(other.suit_hcp)
+            and self.x == other.x
+            and self.x_hcp == other.x_hcp
+            and self.shape == other.shape
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def named_suits(self) -> frozenset[Suit]:
+        """Suits this position names by length or by HCP: never a wildcard candidate."""
+        return frozenset(self.suits) | frozenset(self.suit_hcp)
+
+    @property
+    def has_wildcard(self) -> bool:
+        return self.x is not None or self.x_hcp is not None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.suits or self.suit_hcp) and self.hcp is None and not self.has_wildcard and self.shape is None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One `//`-separated alternative: a label, positions in the order written, fits in the order written."""
+
+    label: str = ""
+    positions: tuple[Position, ...] = ()
+    fits: tuple[Fit, ...] = ()
+
+    def position(self, role: Role) -> Position | None:
+        for position in self.positions:
+            if position.role is role:
+                return position
+        return None
+
+    def fits_of(self, pair: Pair) -> tuple[Fit, ...]:
+        return tuple(f for f in self.fits if f.pair is pair)
