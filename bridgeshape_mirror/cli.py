@@ -9,10 +9,10 @@ import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import validate
+from .commands import sync, validate
 from .exit_codes import ExitCode
 
-COMMANDS = (validate,)
+COMMANDS = (validate, sync)
 
 
 def build_parser() -> argparse.ArgumentParser:

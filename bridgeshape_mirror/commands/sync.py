@@ -1,0 +1,126 @@
+"""`bridgeshape-mirror sync (--api URL | --dump FILE) [--state FILE] ...`: update the state store."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from datetime import timedelta
+from pathlib import Path
+
+from sync.client import ClientSettings
+from sync.errors import BadSource, DumpError, LockHeld, StateError, SyncError, WikiApiError, WikiGarbage, WikiUnavailable
+from sync.lock import RunLock
+from sync.model import SyncReport
+from sync.runner import Source, run_sync
+from sync.syncer import SyncSettings
+
+from ..config import Config, ConfigError, load
+from ..exit_codes import ExitCode
+from ..logs import Progress, setup_logging
+
+log = logging.getLogger("bridgeshape_mirror")
+
+DEFAULT_DUMP = Path(__file__).resolve().parents[2] / "examples" / "sample-wiki.xml"
+
+
+def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--api", metavar="URL", help="the wiki's api.php URL")
+    source.add_argument("--dump", metavar="FILE", help="a MediaWiki XML export instead of a live wiki (default: the bundled sample)")
+    parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
+    parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default state/bridgeshape.sqlite)")
+    parser.add_argument("--template", metavar="NAME", help="the convention template (default Convenzione)")
+    parser.add_argument("--parameter", metavar="NAME", help="its parameter (default shape_constraints)")
+    parser.add_argument("--category", metavar="NAME", help="only pages in this category")
+    parser.add_argument("--contact", metavar="TEXT", help="contact for the User-Agent (an email or URL)")
+    parser.add_argument("--full", action="store_true", default=None, help="a full sync instead of an incremental one")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default 30)")
+    parser.add_argument("--deadline", type=float, metavar="SECONDS", help="for the whole sync (default 600)")
+    parser.add_argument("--max-retries", type=int, metavar="N", help="retries per request (default 4)")
+    parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output")
+
+
+def config_from_args(args: argparse.Namespace, extra: dict[str, object] | None = None) -> Config:
+    overrides = {
+        "api": args.api,
+        "dump": args.dump,
+        "state": args.state,
+        "template": args.template,
+        "parameter": args.parameter,
+        "category": args.category,
+        "contact": args.contact,
+        "full": args.full,
+        "timeout": args.timeout,
+        "deadline": args.deadline,
+        "max_retries": args.max_retries,
+        **(extra or {}),
+    }
+    config = load(args.config, overrides)
+    if not config.api and not config.dump:
+        config.dump = str(DEFAULT_DUMP)
+    return config
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sync",
+        help="bring the state store up to date with the wiki (or an XML export)",
+        description="Pull convention pages into the state store: incremental after the first run.",
+    )
+    add_sync_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def sync_with(config: Config) -> SyncReport:
+    """The sync of `config` (the caller holds the lock). Raises the library's errors."""
+    settings = SyncSettings(
+        template=config.template,
+        parameter=config.parameter,
+        category=config.category,
+        full=bool(config.full),
+        info_check_every=timedelta(hours=config.info_check_hours),
+    )
+    if config.dump:
+        source = Source(dump=Path(config.dump))
+    else:
+        source = Source(
+            api=ClientSettings(
+                api_url=str(config.api),
+                contact=config.contact,
+                timeout=config.timeout,
+                max_retries=config.max_retries,
+                deadline=config.deadline,
+                username=config.username,
+                password=config.password,
+            )
+        )
+    with Progress("sync", "page") as progress:
+        return run_sync(source, config.state, settings, progress=progress)
+
+
+def exit_code_for(exc: Exception) -> ExitCode:
+    if isinstance(exc, LockHeld):
+        return ExitCode.LOCKED
+    if isinstance(exc, (WikiUnavailable, WikiGarbage, WikiApiError)):
+        return ExitCode.WIKI_ERROR
+    if isinstance(exc, (ConfigError, BadSource)):
+        return ExitCode.USAGE
+    if isinstance(exc, DumpError):
+        return ExitCode.INVALID
+    if isinstance(exc, StateError):
+        return ExitCode.STATE_ERROR
+    return ExitCode.INTERNAL
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    setup_logging(args.verbose - args.quiet)
+    try:
+        config = config_from_args(args)
+        with RunLock(config.state):
+            report = sync_with(config)
+    except (SyncError, ConfigError) as exc:
+        log.error("sync failed, state kept as it was: %s", exc)
+        return exit_code_for(exc)
+    log.info(report.summary())
+    return ExitCode.OK

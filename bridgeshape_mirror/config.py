@@ -1,0 +1,102 @@
+"""The configuration file cron repeats (TOML), merged under the command-line flags.
+
+    [wiki]
+    api = "https://wiki.example.org/w/api.php"   # or: dump = "export.xml"
+    contact = "mailto:ops@example.org"           # goes into the User-Agent
+    template = "Convenzione"
+    parameter = "shape_constraints"
+    category = "Convenzioni"                     # optional
+    username = "Admin@mirror"                    # optional bot password login
+    password_file = "/etc/bridgeshape-mirror/password"   # or env BSM_WIKI_PASSWORD
+
+    [sync]
+    state = "state/bridgeshape.sqlite"
+    timeout = 30          # seconds per request
+    max_retries = 4
+    deadline = 600        # seconds for the whole run
+    info_check_hours = 6  # the periodic prop=info comparison; 0 = every run
+
+    [build]
+    out = "output"
+    deals = 10
+    seed = 0
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """The configuration file or flags are unusable."""
+
+
+@dataclass
+class Config:
+    api: str | None = None
+    dump: str | None = None
+    contact: str = ""
+    template: str = "Convenzione"
+    parameter: str = "shape_constraints"
+    category: str | None = None
+    username: str | None = None
+    password: str | None = None
+    state: str = "state/bridgeshape.sqlite"
+    timeout: float = 30.0
+    max_retries: int = 4
+    deadline: float = 600.0
+    info_check_hours: float = 6.0
+    full: bool = False
+    out: str = "output"
+    deals: int = 10
+    seed: int = 0
+
+
+_SECTIONS = {
+    "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
+    "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours"},
+    "build": {"out", "deals", "seed"},
+}
+
+
+def load(path: str | None, overrides: dict[str, Any]) -> Config:
+    """The file's values (if any), then every override that is not None; relative paths in
+    the file are taken relative to the file."""
+    values: dict[str, Any] = {}
+    if path:
+        file = Path(path)
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read the configuration {path}: {exc}") from exc
+        for section, table in data.items():
+            allowed = _SECTIONS.get(section)
+            if allowed is None or not isinstance(table, dict):
+                raise ConfigError(f"{path}: unknown section [{section}]")
+            for key, value in table.items():
+                if key not in allowed:
+                    raise ConfigError(f"{path}: unknown key {key!r} in [{section}]")
+                values[key] = value
+        for key in ("state", "out", "dump", "password_file"):
+            if key in values and not Path(values[key]).is_absolute():
+                values[key] = str(file.parent / values[key])
+        password_file = values.pop("password_file", None)
+        if password_file:
+            try:
+                values["password"] = Path(password_file).read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ConfigError(f"cannot read the password file {password_file}: {exc}") from exc
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    if values.get("username") and not values.get("password"):
+        values["password"] = os.environ.get("BSM_WIKI_PASSWORD")
+    names = {f.name for f in fields(Config)}
+    config = Config(**{k: v for k, v in values.items() if k in names})
+    if config.api and config.dump:
+        raise ConfigError("give either an API URL or a dump file, not both")
+    if config.category == "":
+        config.category = None
+    return config

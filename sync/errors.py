@@ -1,0 +1,40 @@
+"""Named failures of a sync run. The CLI turns each into a message and an exit status."""
+
+from __future__ import annotations
+
+
+class SyncError(Exception):
+    """Base: the run stopped; the state store is as it was before the run."""
+
+
+class WikiUnavailable(SyncError):
+    """Could not get an answer in time: connection refused, timeouts, 5xx, maxlag, 429."""
+
+
+class WikiGarbage(SyncError):
+    """The wiki answered with something that is not the API's JSON."""
+
+
+class WikiApiError(SyncError):
+    """The API answered with an error that retrying will not fix."""
+
+    def __init__(self, code: str, info: str):
+        self.code = code
+        self.info = info
+        super().__init__(f"the wiki's API said {code}: {info}")
+
+
+class StateError(SyncError):
+    """The local state store cannot be read or written (corrupt, locked by SQLite, wrong schema)."""
+
+
+class LockHeld(SyncError):
+    """Another run holds the lock on this state store."""
+
+
+class BadSource(SyncError):
+    """The source itself is unusable as given (an API URL that is not api.php)."""
+
+
+class DumpError(SyncError):
+    """The XML export cannot be read."""

@@ -1,0 +1,385 @@
+"""Bring the state store up to date with the wiki: a full sync, or an incremental one from the cursor.
+
+Full: one request for site information and the newest recent-change and log ids (the
+cursor, taken *before* the content so nothing edited meanwhile is missed), then the pages
+transcluding the template with their content, 50 per request (`generator=embeddedin`).
+
+Incremental: `list=recentchanges` and `list=logevents` from the cursor in one request
+(`rcstart` is inclusive, so entries at or below the last seen id are dropped); the pages
+they name are fetched again by id (edits) or title (deletes, undeletes, moves, imports)
+and classified from their text and `prop=templates`. A periodic `prop=info` pass over the
+template's transclusions compares `lastrevid` with the store, for what recent changes do
+not show (imports, expired entries). Nothing is written until everything is read; then all
+changes and the new cursor go in one transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .client import WikiClient, merge_pages
+from .errors import WikiGarbage
+from .extract import extract, template_title
+from .model import SiteInfo, SyncReport, WikiPage
+from .store import StateStore
+from .titles import CANONICAL_NAMESPACES, normalise
+
+log = logging.getLogger(__name__)
+
+BATCH = 50
+CATEGORY_NAMESPACE = 14
+LOG_TYPES_THAT_MOVE_PAGES = frozenset({"delete", "move", "import", "merge", "upload"})
+
+
+@dataclass(frozen=True)
+class SyncSettings:
+    template: str = "Convenzione"
+    parameter: str = "shape_constraints"
+    category: str | None = None
+    full: bool = False
+    #: Older cursors fall back to a full sync: recent changes expire ($wgRCMaxAge, 90 days by
+    #: default); the margin covers clock skew and purge timing.
+    rc_max_age: timedelta = timedelta(days=80)
+    #: How often the cheap `prop=info` comparison runs (None: never; zero: every run).
+    info_check_every: timedelta | None = timedelta(hours=6)
+
+    def selection(self, source: str) -> dict[str, Any]:
+        return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
+
+
+def _timestamp(value: str) -> datetime:
+    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+
+
+def _format_timestamp(value: datetime) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
+    general = query.get("general") or {}
+    namespaces_raw = query.get("namespaces") or {}
+    if not isinstance(namespaces_raw, dict) or not namespaces_raw:
+        raise WikiGarbage("the wiki's siteinfo has no namespaces")
+    namespaces: dict[int, str] = {}
+    lookup: dict[str, int] = dict(CANONICAL_NAMESPACES)
+    case_sensitive = set()
+    for ns in namespaces_raw.values():
+        ns_id = int(ns["id"])
+        name = ns.get("name", ns.get("*", ""))
+        namespaces[ns_id] = name
+        if name:
+            lookup[name.lower()] = ns_id
+        if ns.get("canonical"):
+            lookup[ns["canonical"].lower()] = ns_id
+        if ns.get("case") == "case-sensitive":
+            case_sensitive.add(ns_id)
+    for alias in query.get("namespacealiases") or []:
+        lookup[alias.get("alias", alias.get("*", "")).lower()] = int(alias["id"])
+    return SiteInfo(
+        namespaces=namespaces,
+        namespace_lookup=lookup,
+        case_sensitive=frozenset(case_sensitive),
+        article_path=general.get("articlepath", ""),
+        server=general.get("server", ""),
+        script_path=general.get("scriptpath", ""),
+        sitename=general.get("sitename", ""),
+    )
+
+
+class ApiSync:
+    """One sync run against a live wiki. `run()` reads everything, then writes once."""
+
+    def __init__(
+        self,
+        client: WikiClient,
+        store: StateStore,
+        settings: SyncSettings,
+        now: datetime | None = None,
+        progress: Callable[[int], None] | None = None,
+    ):
+        self.client = client
+        self.store = store
+        self.settings = settings
+        self.now = now or datetime.now(UTC)
+        self.report = SyncReport()
+        self._progress = progress
+
+    def _ticking(self, responses: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """Pass responses through, telling the progress display how many pages each carried."""
+        for data in responses:
+            if self._progress is not None:
+                self._progress(len((data.get("query") or {}).get("pages") or []))
+            yield data
+
+    # -- entry -----------------------------------------------------------------------------
+
+    def run(self) -> SyncReport:
+        self.client.login()
+        reason = self._full_sync_reason()
+        if reason:
+            log.info("full sync: %s", reason)
+            self._full()
+        else:
+            self._incremental()
+        self.report.requests = self.client.requests
+        return self.report
+
+    def _full_sync_reason(self) -> str | None:
+        if self.settings.full:
+            return "asked for (--full)"
+        cursor = self.store.get_json("cursor")
+        if cursor is None or self.store.site_info() is None:
+            return "no previous state"
+        if self.store.get_json("selection") != self.settings.selection(self.client.settings.api_url):
+            return "the wiki, template, parameter or category changed since the last run"
+        oldest = min(_timestamp(cursor["rc_timestamp"]), _timestamp(cursor["log_timestamp"]))
+        if self.now - oldest > self.settings.rc_max_age:
+            return f"the cursor is older than {self.settings.rc_max_age.days} days; recent changes may have expired"
+        return None
+
+    # -- full ------------------------------------------------------------------------------
+
+    def _full(self) -> None:
+        self.report.mode = "full"
+        first = self.client.call(
+            "query",
+            meta="siteinfo",
+            siprop="general|namespaces|namespacealiases",
+            list="recentchanges|logevents",
+            rcprop="ids|timestamp",
+            rclimit=1,
+            lelimit=1,
+            leprop="ids|timestamp",
+        )
+        query = first.get("query")
+        if not isinstance(query, dict):
+            raise WikiGarbage("the wiki's answer to the first query has no query block")
+        site = site_info_from_api(query)
+        cursor = self._initial_cursor(query)
+        template = template_title(self.settings.template, site)
+        pages = merge_pages(
+            self._ticking(self.client.query(
+                generator="embeddedin",
+                geititle=template,
+                geilimit=BATCH,
+                prop="revisions" + ("|categories" if self.settings.category else ""),
+                rvprop="ids|timestamp|content",
+                rvslots="main",
+                **self._category_params(site),
+            ))
+        )
+        found = [self._convention_page(p, site, template, listed=True) for p in pages.values() if not p.get("missing")]
+        new = {p.page_id: p for p in found if p is not None}
+        old = self.store.revisions()
+        with self.store.transaction() as db:
+            for page_id in old.keys() - new.keys():
+                StateStore.delete(db, page_id)
+            for page in new.values():
+                StateStore.upsert(db, page)
+            self._write_meta(db, site, cursor, full=True, info_checked=True)
+        self._count(old, upserts=new.values(), deletes=old.keys() - new.keys())
+        self.report.fetched = len(pages)
+
+    def _initial_cursor(self, query: dict[str, Any]) -> dict[str, Any]:
+        server_time = (query.get("general") or {}).get("time") or _format_timestamp(self.now)
+        rc = (query.get("recentchanges") or [{}])[0]
+        le = (query.get("logevents") or [{}])[0]
+        return {
+            "rc_timestamp": rc.get("timestamp", server_time),
+            "rcid": int(rc.get("rcid", 0)),
+            "log_timestamp": le.get("timestamp", server_time),
+            "logid": int(le.get("logid", 0)),
+        }
+
+    # -- incremental -----------------------------------------------------------------------
+
+    def _incremental(self) -> None:
+        self.report.mode = "incremental"
+        site = self.store.site_info()
+        assert site is not None  # _full_sync_reason checked it
+        cursor = dict(self.store.get_json("cursor"))
+        template = template_title(self.settings.template, site)
+        recent, logged = [], []
+        for data in self.client.query(
+            list="recentchanges|logevents",
+            rcstart=cursor["rc_timestamp"],
+            rcdir="newer",
+            rcprop="ids|title|timestamp|loginfo",
+            rctype="edit|new|log",
+            rclimit="max",
+            lestart=cursor["log_timestamp"],
+            ledir="newer",
+            leprop="ids|title|type|timestamp|details",
+            lelimit="max",
+        ):
+            query = data.get("query") or {}
+            recent += [e for e in query.get("recentchanges") or [] if int(e.get("rcid", 0)) > cursor["rcid"]]
+            logged += [e for e in query.get("logevents") or [] if int(e.get("logid", 0)) > cursor["logid"]]
+
+        ids: set[int] = set()
+        titles: set[str] = set()
+        for entry in recent:
+            if entry.get("type") == "log":
+                titles.add(entry["title"])
+            elif entry.get("pageid"):
+                ids.add(int(entry["pageid"]))
+        for entry in logged:
+            if entry.get("type") not in LOG_TYPES_THAT_MOVE_PAGES:
+                continue
+            if entry.get("title"):
+                titles.add(entry["title"])
+            target = (entry.get("params") or {}).get("target_title")
+            if target:
+                titles.add(target)
+            if entry.get("logpage"):
+                ids.add(int(entry["logpage"]))
+
+        stored = self.store.revisions()
+        info_checked = self._info_check_due()
+        if info_checked:
+            ids |= self._info_check(template, stored)
+
+        fetched = self._fetch(site, template, ids, titles)
+        upserts, deletes = self._classify(fetched, stored, titles)
+        if recent:
+            cursor["rcid"] = max(int(e["rcid"]) for e in recent)
+            cursor["rc_timestamp"] = max(e["timestamp"] for e in recent)
+        if logged:
+            cursor["logid"] = max(int(e["logid"]) for e in logged)
+            cursor["log_timestamp"] = max(e["timestamp"] for e in logged)
+        with self.store.transaction() as db:
+            for page_id in deletes:
+                StateStore.delete(db, page_id)
+            for page in upserts:
+                StateStore.upsert(db, page)
+            self._write_meta(db, site, cursor, full=False, info_checked=info_checked)
+        self._count(stored, upserts=upserts, deletes=deletes)
+        self.report.fetched = len(fetched)
+
+    def _info_check_due(self) -> bool:
+        every = self.settings.info_check_every
+        if every is None:
+            return False
+        last = self.store.get_meta("last_info_check")
+        return last is None or self.now - _timestamp(last) >= every
+
+    def _info_check(self, template: str, stored: dict[int, int]) -> set[int]:
+        """Ids whose newest revision differs from the store, or that joined or left the template."""
+        listed: dict[int, int] = {}
+        for data in self.client.query(generator="embeddedin", geititle=template, geilimit="max", prop="info"):
+            for page in (data.get("query") or {}).get("pages") or []:
+                if page.get("pageid") and "lastrevid" in page:
+                    listed[int(page["pageid"])] = int(page["lastrevid"])
+        changed = {pid for pid, rev in listed.items() if stored.get(pid) != rev}
+        return changed | (stored.keys() - listed.keys())
+
+    def _fetch(self, site: SiteInfo, template: str, ids: set[int], titles: set[str]) -> dict[int | str, dict[str, Any]]:
+        common = dict(
+            prop="revisions|templates" + ("|categories" if self.settings.category else ""),
+            rvprop="ids|timestamp|content",
+            rvslots="main",
+            tltemplates=template,
+            tllimit="max",
+            **self._category_params(site),
+        )
+        responses: list[Iterator[dict[str, Any]]] = []
+        for batch in _batches(sorted(ids)):
+            responses.append(self.client.query(http_method="POST", pageids="|".join(map(str, batch)), **common))
+        for batch in _batches(sorted(titles)):
+            responses.append(self.client.query(http_method="POST", titles="|".join(batch), **common))
+        return merge_pages(self._ticking(data for stream in responses for data in stream))
+
+    def _classify(
+        self, fetched: dict[int | str, dict[str, Any]], stored: dict[int, int], titles: set[str]
+    ) -> tuple[list[WikiPage], set[int]]:
+        site = self.store.site_info()
+        assert site is not None
+        template = template_title(self.settings.template, site)
+        upserts: list[WikiPage] = []
+        present: set[int] = set()
+        deletes: set[int] = set()
+        gone_titles: set[str] = set()
+        for page in fetched.values():
+            if page.get("missing") or page.get("invalid"):
+                if page.get("pageid"):
+                    deletes.add(int(page["pageid"]))
+                else:
+                    gone_titles.add(page["title"])
+                continue
+            page_id = int(page["pageid"])
+            present.add(page_id)
+            listed = any(t.get("title") == template for t in page.get("templates") or [])
+            found = self._convention_page(page, site, template, listed=listed)
+            if found is not None:
+                upserts.append(found)
+            else:
+                deletes.add(page_id)
+        # A title that is gone (deleted, or moved without a redirect) takes its stored page
+        # with it, unless that page id was just seen alive elsewhere (moved).
+        for ids in self.store.ids_with_titles(gone_titles).values():
+            deletes.update(i for i in ids if i not in present)
+        return upserts, {d for d in deletes if d in stored}
+
+    # -- shared ----------------------------------------------------------------------------
+
+    def _category_params(self, site: SiteInfo) -> dict[str, Any]:
+        if not self.settings.category:
+            return {}
+        return {"clcategories": self._category_title(site), "cllimit": "max"}
+
+    def _category_title(self, site: SiteInfo) -> str:
+        return normalise(self.settings.category or "", site, default_namespace=CATEGORY_NAMESPACE)[1]
+
+    def _convention_page(self, page: dict[str, Any], site: SiteInfo, template: str, listed: bool) -> WikiPage | None:
+        revisions = page.get("revisions") or []
+        if not revisions:
+            return None
+        revision = revisions[0]
+        main = (revision.get("slots") or {}).get("main") or {}
+        text = main.get("content", "") if isinstance(main.get("content", ""), str) else ""
+        found = extract(text, template, self.settings.parameter, site)
+        if found.instances == 0 and not listed:
+            return None
+        if self.settings.category:
+            category = self._category_title(site)
+            if not any(c.get("title") == category for c in page.get("categories") or []):
+                return None
+        return WikiPage(
+            page_id=int(page["pageid"]),
+            title=page["title"],
+            namespace=int(page.get("ns", 0)),
+            revid=int(revision["revid"]),
+            timestamp=revision.get("timestamp", ""),
+            raw=found.raw,
+            problems=found.problems,
+        )
+
+    def _write_meta(self, db: Any, site: SiteInfo, cursor: dict[str, Any], full: bool, info_checked: bool) -> None:
+        now = _format_timestamp(self.now)
+        StateStore.put_site_info(db, site)
+        StateStore.put_meta(db, "cursor", cursor)
+        StateStore.put_meta(db, "selection", self.settings.selection(self.client.settings.api_url))
+        StateStore.put_meta(db, "last_sync", now)
+        if full:
+            StateStore.put_meta(db, "last_full_sync", now)
+        if info_checked:
+            StateStore.put_meta(db, "last_info_check", now)
+
+    def _count(self, old: dict[int, int], upserts: Iterable[WikiPage], deletes: Iterable[int]) -> None:
+        upserts = list(upserts)
+        self.report.created = sum(1 for p in upserts if p.page_id not in old)
+        self.report.updated = sum(1 for p in upserts if p.page_id in old and old[p.page_id] != p.revid)
+        self.report.deleted = len(set(deletes))
+        total = self.store.pages()
+        self.report.pages_total = len(total)
+        self.report.problems = sum(1 for p in total if p.problems)
+        self.report.unchanged = self.report.pages_total - self.report.created - self.report.updated
+
+
+def _batches(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,106 @@
+"""`bridgeshape-mirror sync`: sources, exit statuses cron can act on, state kept on failure."""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+
+import pytest
+
+from bridgeshape_mirror.cli import main
+from bridgeshape_mirror.exit_codes import ExitCode
+from sync.dump import read_dump
+from sync.lock import RunLock
+from sync.model import Problem
+from sync.store import StateStore
+
+EXPORT = textwrap.dedent(
+    """\
+    <mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="it">
+      <siteinfo>
+        <sitename>BridgePedia</sitename>
+        <base>http://127.0.0.1:8080/index.php/Pagina_principale</base>
+        <case>first-letter</case>
+        <namespaces>
+          <namespace key="0" case="first-letter" />
+          <namespace key="10" case="first-letter">Template</namespace>
+        </namespaces>
+      </siteinfo>
+      <page>
+        <title>Splinter</title><ns>0</ns><id>7</id>
+        <revision><id>70</id><timestamp>2026-10-01T10:00:00Z</timestamp>
+          <text xml:space="preserve">{{Convenzione|shape_constraints=opener H:4+}}</text></revision>
+        <revision><id>71</id><timestamp>2026-10-02T10:00:00Z</timestamp>
+          <text xml:space="preserve">{{Convenzione|shape_constraints=opener H:5+ &lt;!-- ok --&gt;}}</text></revision>
+      </page>
+      <page>
+        <title>Senza vincoli</title><ns>0</ns><id>8</id>
+        <revision><id>80</id><timestamp>2026-10-03T10:00:00Z</timestamp>
+          <text xml:space="preserve">{{convenzione|nome=x}}</text></revision>
+      </page>
+      <page>
+        <title>Storia</title><ns>0</ns><id>9</id>
+        <revision><id>90</id><timestamp>2026-10-03T10:00:00Z</timestamp>
+          <text xml:space="preserve">Solo storia.</text></revision>
+      </page>
+    </mediawiki>
+    """
+)
+
+
+@pytest.fixture
+def export(tmp_path):
+    path = tmp_path / "export.xml"
+    path.write_text(EXPORT, encoding="utf-8")
+    return path
+
+
+def test_dump_keeps_the_newest_revision_and_only_convention_pages(export, tmp_path):
+    state = tmp_path / "state.sqlite"
+    assert main(["sync", "--dump", str(export), "--state", str(state)]) == ExitCode.OK
+    with StateStore(state) as store:
+        pages = {p.page_id: p for p in store.pages()}
+    assert sorted(pages) == [7, 8]
+    assert (pages[7].revid, pages[7].raw) == (71, "opener H:5+")
+    assert pages[8].problems == (Problem.NO_PARAMETER,)
+    site, stream = read_dump(export)
+    assert site.sitename == "BridgePedia" and [p.title for p in stream] == ["Splinter", "Senza vincoli", "Storia"]
+
+
+def test_truncated_dump_is_refused_and_state_kept(export, tmp_path, caplog):
+    state = tmp_path / "state.sqlite"
+    assert main(["sync", "--dump", str(export), "--state", str(state)]) == ExitCode.OK
+    broken = tmp_path / "broken.xml"
+    broken.write_text(EXPORT[: EXPORT.index("<title>Storia")], encoding="utf-8")
+    with caplog.at_level(logging.ERROR):
+        assert main(["sync", "--dump", str(broken), "--state", str(state)]) == ExitCode.INVALID
+    assert "state kept as it was" in caplog.text
+    with StateStore(state) as store:
+        assert sorted(p.page_id for p in store.pages()) == [7, 8]
+
+
+def test_unreachable_wiki_exits_with_wiki_error_quickly(tmp_path, caplog):
+    state = tmp_path / "state.sqlite"
+    argv = ["sync", "--api", "http://127.0.0.1:9/api.php", "--state", str(state), "--max-retries", "0", "--timeout", "2"]
+    with caplog.at_level(logging.ERROR):
+        assert main(argv) == ExitCode.WIKI_ERROR
+    assert "cannot connect" in caplog.text
+
+
+def test_held_lock_exits_with_locked(export, tmp_path):
+    state = tmp_path / "state.sqlite"
+    with RunLock(state):
+        assert main(["sync", "--dump", str(export), "--state", str(state)]) == ExitCode.LOCKED
+
+
+def test_bad_config_and_bad_url_are_usage_errors(tmp_path):
+    config = tmp_path / "c.toml"
+    config.write_text("[nonsense]\n")
+    assert main(["sync", "--config", str(config), "--state", str(tmp_path / "s")]) == ExitCode.USAGE
+    assert main(["sync", "--api", "http://w/index.php", "--state", str(tmp_path / "s")]) == ExitCode.USAGE
+
+
+def test_corrupt_state_is_a_state_error(export, tmp_path):
+    state = tmp_path / "state.sqlite"
+    state.write_bytes(b"garbage" * 1000)
+    assert main(["sync", "--dump", str(export), "--state", str(state)]) == ExitCode.STATE_ERROR
