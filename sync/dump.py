@@ -60,12 +60,20 @@ def _site_info(element: ET.Element) -> SiteInfo:
                 lookup[name.lower()] = ns_id
             if ns.get("case") == "case-sensitive":
                 case_sensitive.add(ns_id)
-    server = base.split("/", 3)
+    # <base> is the main page's URL: "http://host/index.php/Pagina_principale" gives the
+    # server and, with the title replaced by $1, the article path (for links in the report).
+    parts = base.split("/", 3)
+    server = "/".join(parts[:3]) if len(parts) >= 3 and "://" in base else ""
+    path = "/" + parts[3] if len(parts) == 4 else ""
+    article_path = path.rsplit("/", 1)[0] + "/$1" if "/" in path else ""
+    script_path = article_path[: -len("/index.php/$1")] if article_path.endswith("/index.php/$1") else ""
     return SiteInfo(
         namespaces=namespaces or SiteInfo().namespaces,
         namespace_lookup=lookup,
         case_sensitive=frozenset(case_sensitive),
-        server="/".join(server[:3]) if len(server) >= 3 else "",
+        article_path=article_path,
+        server=server,
+        script_path=script_path,
         sitename=_child_text(element, "sitename") or "",
     )
 
