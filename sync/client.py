@@ -116,14 +116,25 @@ class WikiClient:
         return self._deadline_at - self._clock()
 
     def login(self) -> None:
+        """Log in with a bot password (action=login). Through `call`, so the two requests are
+        counted, carry maxlag and follow the retry policy; the session keeps the cookies."""
         if not self.settings.username:
             return
-        try:
-            self.site.login(self.settings.username, self.settings.password or "")
-        except mwclient.errors.LoginError as exc:
-            raise WikiApiError("login-failed", f"login as {self.settings.username!r} failed: {exc}") from exc
-        except (requests.RequestException, mwclient.errors.MwClientError) as exc:
-            raise WikiUnavailable(f"login failed: {exc}") from exc
+        tokens = self.call("query", meta="tokens", type="login").get("query", {}).get("tokens", {})
+        if "logintoken" not in tokens:
+            raise WikiGarbage("the wiki sent no login token")
+        answer = self.call(
+            "login",
+            http_method="POST",
+            lgname=self.settings.username,
+            lgpassword=self.settings.password or "",
+            lgtoken=tokens["logintoken"],
+        ).get("login", {})
+        if answer.get("result") != "Success":
+            reason = answer.get("reason") or answer.get("result") or "no reason given"
+            if isinstance(reason, dict):
+                reason = reason.get("text") or reason.get("code") or str(reason)
+            raise WikiApiError("login-failed", f"login as {self.settings.username!r} failed: {reason}")
 
     def call(self, action: str = "query", *, http_method: str = "GET", **params: Any) -> dict[str, Any]:
         """One API request (retried as the policy allows); returns the decoded JSON object."""

@@ -36,8 +36,17 @@ def template_title(name: str, site: SiteInfo) -> str:
 
 
 def find_templates(text: str, template: str, site: SiteInfo) -> list[Template]:
-    """Instances of `template` (a normalised full title) in `text`, in page order."""
+    """Instances of `template` (a normalised full title) in `text`, in page order.
+
+    What stands inside `<includeonly>` is not part of the page itself (only of pages that
+    transclude it), so it does not count.
+    """
     code = mwparserfromhell.parse(text)
+    for tag in code.filter_tags(recursive=True, matches=lambda node: str(node.tag).strip().lower() == "includeonly"):
+        try:
+            code.remove(tag)
+        except ValueError:  # already gone with an enclosing includeonly
+            pass
     found = []
     for node in code.filter_templates(recursive=True):
         name = _without_comments(node.name).strip()
@@ -55,11 +64,13 @@ def extract(text: str, template: str, parameter: str, site: SiteInfo) -> Extract
     problems: list[Problem] = []
     if len(instances) > 1:
         problems.append(Problem.DUPLICATE_TEMPLATE)
-    first = instances[0]
-    if not first.has(parameter):
+    # MediaWiki ignores comments and white space around a parameter name, and the last of
+    # several parameters with one name wins.
+    matching = [p for p in instances[0].params if _without_comments(p.name).strip() == parameter]
+    if not matching:
         return Extraction(None, (*problems, Problem.NO_PARAMETER), len(instances))
     # Comments anywhere in the value, nested ones included, are not part of it.
-    value = mwparserfromhell.parse(str(first.get(parameter).value))
+    value = mwparserfromhell.parse(str(matching[-1].value))
     for comment in value.filter_comments(recursive=True):
         value.remove(comment)
     raw = str(value).strip(" \t\r\n")

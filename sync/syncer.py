@@ -136,9 +136,11 @@ class ApiSync:
             return "no previous state"
         if self.store.get_json("selection") != self.settings.selection(self.client.settings.api_url):
             return "the wiki, template, parameter or category changed since the last run"
-        oldest = min(_timestamp(cursor["rc_timestamp"]), _timestamp(cursor["log_timestamp"]))
-        if self.now - oldest > self.settings.rc_max_age:
-            return f"the cursor is older than {self.settings.rc_max_age.days} days; recent changes may have expired"
+        # What matters is when the cursor was last read: a quiet wiki's newest change may be
+        # old, but nothing newer can have expired unread since the last run.
+        last_sync = self.store.get_meta("last_sync")
+        if last_sync is None or self.now - _timestamp(last_sync) > self.settings.rc_max_age:
+            return f"the last sync is older than {self.settings.rc_max_age.days} days; recent changes may have expired"
         return None
 
     # -- full ------------------------------------------------------------------------------
@@ -223,8 +225,10 @@ class ApiSync:
         ids: set[int] = set()
         titles: set[str] = set()
         for entry in recent:
+            # An entry whose action an admin hid has no title; the info check catches its page.
             if entry.get("type") == "log":
-                titles.add(entry["title"])
+                if entry.get("title"):
+                    titles.add(entry["title"])
             elif entry.get("pageid"):
                 ids.add(int(entry["pageid"]))
         for entry in logged:
@@ -310,6 +314,8 @@ class ApiSync:
                 else:
                     gone_titles.add(page["title"])
                 continue
+            if not page.get("pageid") or int(page.get("ns", 0)) < 0:
+                continue  # a special page named by a log entry (Special:Tags, Special:Log/...)
             page_id = int(page["pageid"])
             present.add(page_id)
             listed = any(t.get("title") == template for t in page.get("templates") or [])

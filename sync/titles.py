@@ -36,14 +36,16 @@ def normalise(title: str, site: SiteInfo, default_namespace: int = 0) -> tuple[i
     """(namespace id, full normalised title) for `title` as the wiki would read it.
 
     `default_namespace` applies when no prefix names another one (10 for a template name
-    written bare, as in `{{Convenzione}}`). A leading colon forces the main namespace.
+    written bare, as in `{{Convenzione}}`). A leading colon makes the default the main
+    namespace (`{{:Convenzione}}` is an article, `{{:Template:Convenzione}}` the template).
     """
     text = _SPACES.sub(" ", title).strip(" ")
     namespace = default_namespace
     if text.startswith(":"):
+        # A leading colon only drops the default namespace; a prefix after it still counts.
         namespace = 0
         text = text[1:].strip(" ")
-    elif ":" in text:
+    if ":" in text:
         prefix, _, rest = text.partition(":")
         found = lookup_namespace(prefix.strip(" "), site)
         if found is not None:

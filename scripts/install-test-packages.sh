@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Debian packages the slow tests use: Chromium and its driver (browser tests), nginx (the
+# drop-in test), wrk (the serve benchmark). Installs only what is missing; needs root.
+set -euo pipefail
+packages=(chromium chromium-driver fonts-dejavu-core nginx-light wrk)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    log=$(mktemp)
+    if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "install-test-packages: could not install ${missing[*]}" >&2
+        exit 1
+    fi
+    rm -f "$log"
+fi
