@@ -9,10 +9,10 @@ import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import sync, validate
+from .commands import build, deals, serve, sync, update, validate
 from .exit_codes import ExitCode
 
-COMMANDS = (validate, sync)
+COMMANDS = (validate, deals, sync, build, update, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

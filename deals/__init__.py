@@ -1,0 +1,42 @@
+"""Sample deals for shape_constraints scenarios: exactly uniform, with exact probabilities.
+
+Modules, smallest first:
+
+- `cards`: Card, Hand, Deal and the numbering (suits S H D C = 0..3, ranks A..2 = 0..12,
+  seats N E S W = 0..3; opener North deals, opp1 East, responder South, opp2 West);
+- `pbn`: PBN deal strings in and out (one at a time or 100,000 at once), PBN 2.1 export;
+- `rules`: a Scenario compiled to integer rules per seat and partnership (SEMANTICS 3);
+- `tables`, `counting`: exact counts of a seat or a partnership (method in `counting`);
+- `rng`: seeding (`make_rng`, `page_rng`) and exact integer draws;
+- `part_sampler`, `sampler`: the draws; the method and its exactness argument are in
+  `sampler`'s docstring;
+- `predicate`: an independent checker of a deal against a Scenario, for tests and callers;
+- `output`: streaming JSON and PBN writers used by `bridgeshape-mirror deals`;
+- `errors`: `Unsatisfiable`, `TooRare`; `blas`: keeps numpy's BLAS single-threaded.
+
+`deal_scenario(scenario, count, rng)` is the short way to get a list of `Deal`s;
+`sampler.ScenarioSampler` streams batches and gives the probability. Heavy modules are
+imported on first use, so `import deals` stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dsl.model import Scenario
+
+    from .cards import Deal
+    from .rng import Rng
+
+
+def deal_scenario(scenario: Scenario, count: int, rng: Rng) -> list[Deal]:
+    """`count` deals drawn uniformly among those satisfying `scenario` (raises `Unsatisfiable`)."""
+    from .cards import Deal
+    from .sampler import ScenarioSampler
+
+    sampler = ScenarioSampler(scenario)
+    out: list[Deal] = []
+    for owner in sampler.batches(count, rng):
+        out.extend(Deal.from_seat_of_card(row) for row in owner.tolist())
+    return out

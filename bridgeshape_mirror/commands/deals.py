@@ -86,12 +86,12 @@ def run(args: argparse.Namespace) -> ExitCode:
         except Unsatisfiable as exc:
             out.flush()
             print(f"{name} is unsatisfiable: {exc.reason}", file=sys.stderr)
-            writer.unsatisfiable(index, scenario.label, exc.reason)
+            writer.failed(index, scenario.label, "unsatisfiable", exc.reason)
             status = ExitCode.INVALID
-        except DealsError as exc:
+        except DealsError as exc:  # TooRare: not proved empty, and no deal found either
             out.flush()
             print(f"{name}: {exc}", file=sys.stderr)
-            writer.unsatisfiable(index, scenario.label, str(exc))
+            writer.failed(index, scenario.label, "too_rare", str(exc))
             status = ExitCode.INVALID
     writer.end()
     out.flush()

@@ -7,16 +7,17 @@ import logging
 from datetime import timedelta
 from pathlib import Path
 
-from sync.client import ClientSettings
-from sync.errors import BadSource, DumpError, LockHeld, StateError, SyncError, WikiApiError, WikiGarbage, WikiUnavailable
-from sync.lock import RunLock
-from sync.model import SyncReport
-from sync.runner import Source, run_sync
-from sync.syncer import SyncSettings
+from typing import TYPE_CHECKING
 
-from ..config import Config, ConfigError, load
+from sync.lock import RunLock
+
+from ..config import Config, load
 from ..exit_codes import ExitCode
 from ..logs import Progress, setup_logging
+from .common import EXPECTED_ERRORS, exit_code_for
+
+if TYPE_CHECKING:
+    from sync.model import SyncReport
 
 log = logging.getLogger("bridgeshape_mirror")
 
@@ -74,6 +75,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def sync_with(config: Config) -> SyncReport:
     """The sync of `config` (the caller holds the lock). Raises the library's errors."""
+    # Imported here: mwclient and requests are slow to import, and other commands never need them.
+    from sync.client import ClientSettings
+    from sync.runner import Source, run_sync
+    from sync.syncer import SyncSettings
+
     settings = SyncSettings(
         template=config.template,
         parameter=config.parameter,
@@ -99,27 +105,13 @@ def sync_with(config: Config) -> SyncReport:
         return run_sync(source, config.state, settings, progress=progress)
 
 
-def exit_code_for(exc: Exception) -> ExitCode:
-    if isinstance(exc, LockHeld):
-        return ExitCode.LOCKED
-    if isinstance(exc, (WikiUnavailable, WikiGarbage, WikiApiError)):
-        return ExitCode.WIKI_ERROR
-    if isinstance(exc, (ConfigError, BadSource)):
-        return ExitCode.USAGE
-    if isinstance(exc, DumpError):
-        return ExitCode.INVALID
-    if isinstance(exc, StateError):
-        return ExitCode.STATE_ERROR
-    return ExitCode.INTERNAL
-
-
 def run(args: argparse.Namespace) -> ExitCode:
     setup_logging(args.verbose - args.quiet)
     try:
         config = config_from_args(args)
         with RunLock(config.state):
             report = sync_with(config)
-    except (SyncError, ConfigError) as exc:
+    except EXPECTED_ERRORS as exc:
         log.error("sync failed, state kept as it was: %s", exc)
         return exit_code_for(exc)
     log.info(report.summary())

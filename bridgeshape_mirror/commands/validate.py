@@ -6,9 +6,6 @@ import argparse
 import json
 import sys
 
-import dsl
-from dsl.explain import explain
-
 from ..exit_codes import ExitCode
 from .common import read_dsl_argument
 
@@ -25,6 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
+    import dsl
+    from dsl.explain import explain
+
     raw = read_dsl_argument(args.dsl)
     result = dsl.parse(raw)
     if args.json:

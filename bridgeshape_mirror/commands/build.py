@@ -1,0 +1,69 @@
+"""`bridgeshape-mirror build [--state FILE] [--out DIR] [--deals N] [--seed S]`: render and publish the mirror."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from sync.lock import RunLock
+
+from ..config import Config, load
+from ..exit_codes import ExitCode
+from ..logs import setup_logging
+from .common import EXPECTED_ERRORS, exit_code_for
+
+if TYPE_CHECKING:
+    from site_builder.build import BuildReport
+
+log = logging.getLogger("bridgeshape_mirror")
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> None:
+    if standalone:
+        parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
+        parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default state/bridgeshape.sqlite)")
+        parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
+        parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output")
+    parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default output)")
+    parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default 10)")
+    parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default 0)")
+
+
+def build_with(config: Config) -> BuildReport:
+    """The build of `config` (the caller holds the lock). Raises the library's errors."""
+    from site_builder.build import BuildSettings, build  # numpy, jinja2: only when building
+
+    return build(config.state, BuildSettings(out=Path(config.out), deals=config.deals, seed=config.seed))
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "build",
+        help="render the state store into the mirror and publish it atomically",
+        description="Render the mirror (API files, deals, report, site) and swap it into place in one rename.",
+    )
+    add_build_arguments(parser, standalone=True)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    setup_logging(args.verbose - args.quiet)
+    try:
+        config = load(args.config, {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed})
+        with RunLock(config.state):
+            report = build_with(config)
+    except EXPECTED_ERRORS as exc:
+        log.error("build failed, the published mirror is unchanged: %s", exc)
+        return exit_code_for(exc)
+    log.info(report.summary())
+    return ExitCode.OK

@@ -1,0 +1,66 @@
+"""`bridgeshape-mirror serve [--out DIR] [--host 127.0.0.1] [--port N]`: preview the mirror.
+
+Serves the mirror's files and the extension's `api.php` routes (get, list, listall from the
+files, validate live) until SIGTERM or SIGINT. The port is $PORT (default 8080) unless
+--port is given. Requests are logged at debug level only (-v).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+from ..config import ConfigError, load
+from ..exit_codes import ExitCode
+from ..logs import setup_logging
+
+log = logging.getLogger("bridgeshape_mirror")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the mirror and its api.php (validate answered live) for preview",
+        description=(
+            "Serve the mirror folder over HTTP with the extension's api.php routes "
+            "(get, list, listall from the files; validate live) and GET /health. "
+            "Listens on $PORT (default 8080); stops cleanly on SIGTERM or SIGINT."
+        ),
+    )
+    parser.add_argument("--out", metavar="DIR", help="the mirror folder (default: the configuration's, else output)")
+    parser.add_argument("--config", metavar="FILE", help="a TOML configuration file ([build] out)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, metavar="N", help="port (default $PORT, else 8080)")
+    parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output, one line per request")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    from site_builder import serve  # the DSL parser comes with it: only when serving
+
+    setup_logging(args.verbose - args.quiet)
+    try:
+        config = load(args.config, {"out": args.out})
+    except ConfigError as exc:
+        log.error("%s", exc)
+        return ExitCode.USAGE
+    try:
+        port = args.port if args.port is not None else serve.port_from_environment()
+    except ValueError:
+        log.error("PORT=%r is not a port number", os.environ.get("PORT"))
+        return ExitCode.USAGE
+    out = Path(config.out)
+    if not (out / "api").is_dir():
+        log.warning("%s has no api/ folder (not built yet?): serving it anyway", out)
+    try:
+        server = serve.make_server(out, args.host, port)
+    except OSError as exc:
+        log.error("cannot listen on %s:%s: %s", args.host, port, exc)
+        return ExitCode.USAGE
+    log.info("serving %s on %s (api: %s/api.php)", out, server.url, server.url)
+    serve.serve_until_signal(server)
+    log.info("stopped")
+    return ExitCode.OK

@@ -1,0 +1,287 @@
+"""Exact counting for one partnership: how many pairs of hands its two seats can hold.
+
+`PairModel(part)` counts the ordered pairs (hand of seat a, hand of seat b) of disjoint
+13-card hands that satisfy the partnership's seat rules and fits, exactly, with integers:
+
+1. Length vectors. Each seat keeps the vectors passing its length-only rules (ranges, shape,
+   a wildcard length in some candidate suit); pairs of vectors must fit in the deck (a_k + b_k
+   <= 13) and satisfy the fits (fits depend only on combined lengths).
+2. HCP, for one pair of length vectors (a_k, b_k) for k = S H D C. Given the lengths, the suits
+   are independent, and suit k contributes `joint_table()[a_k, b_k, ha, hb]` ways (masked by
+   the per-suit HCP rules). The HCP totals couple the suits, so the count is a sum over a 2-D
+   convolution: meet in the middle, P12 = J_S * J_H (a 21x21 table of HCP pairs), P34 = J_D *
+   J_C; the count is sum over (u, v) of P12[u, v] * R34[u, v], where R34[u, v] sums P34 over
+   the rectangle of HCP totals that (u, v) still allows (2-D prefix sums). Half-suit tables
+   are shared by all pairs of vectors with the same half.
+3. A wildcard with an HCP condition (`xhcp`) is a disjunction over the candidate suits of
+   the right length, which adding per-suit counts would overcount; it is counted by
+   inclusion-exclusion instead: all - (no qualifying suit has its HCP in range), with the
+   complement expressed as a per-suit mask. With two such seats, four signed terms.
+
+Every per-pair count is at most the number of ways to hold those lengths, under 4.3e18, so
+it fits in int64; sums over pairs are Python ints. The sampler draws from the *superset*
+weights (step 3 left out) and rejects the deals whose wildcard HCP fails, restarting the
+whole deal, which keeps it exact.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from math import comb
+
+import numpy as np
+
+from .blas import single_threaded_blas
+from .rules import PartRules, SeatRule
+from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors
+
+_CHUNK = 16384
+
+
+# Index maps of the 2-D convolution as a linear map: conv(X, Y)_flat = T_X @ Y_flat, where
+# T_X[(i + k) * 21 + (j + l), k * 11 + l] = X[i, j] (X, Y are 11x11 HCP tables of one suit).
+_I, _J, _K, _L = np.meshgrid(np.arange(11), np.arange(11), np.arange(11), np.arange(11), indexing="ij")
+_T_ROW = ((_I + _K) * 21 + (_J + _L)).ravel()
+_T_COL = (_K * 11 + _L).ravel()
+_T_SRC = (_I * 11 + _J).ravel()
+
+
+def conv_operators(x: np.ndarray) -> np.ndarray:
+    """`(m, 11, 11)` tables -> `(m, 441, 121)` float64 operators T_X (entries < 2**17, exact)."""
+    t = np.zeros((x.shape[0], 441, 121), dtype=np.float64)
+    t[:, _T_ROW, _T_COL] = x.reshape(x.shape[0], 121)[:, _T_SRC]
+    return t
+
+
+def rectangle_operators(lo_a: int, hi_a: int, lo_b: int, hi_b: int) -> tuple[np.ndarray, np.ndarray]:
+    """0/1 matrices Ra[u, x] = (lo_a <= u + x <= hi_a), Rb[v, y] likewise: the rectangle sums
+    of a 21x21 HCP table P are Ra @ P @ Rb.T (the HCP totals that (u, v) still allows)."""
+    g = np.arange(21)
+    s = g[:, None] + g[None, :]
+    return ((s >= lo_a) & (s <= hi_a)).astype(np.float64), ((s >= lo_b) & (s <= hi_b)).astype(np.float64)
+
+
+def rectangle_sums(p: np.ndarray, rect: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """`(n, 441)` int64 tables (entries < 2**34) -> their rectangle sums, exactly (float64
+    sums of at most 441 entries stay below 2**43)."""
+    ra, rb = rect
+    n = p.shape[0]
+    t = p.reshape(n, 21, 21).astype(np.float64)
+    t = (ra @ t.transpose(1, 0, 2).reshape(21, n * 21)).reshape(21, n, 21).transpose(1, 0, 2)
+    t = t.reshape(n * 21, 21) @ rb.T
+    return np.rint(t).astype(np.int64).reshape(n, 441)
+
+
+def half_tables(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndarray):
+    """For each row, conv(first[kx], second[ky]) as `(n, 441)` int64. `first`/`second` are
+    `(m, 11, 11)` int64 tables (entries < 2**17); exact in float64, as conv entries are sums
+    of 121 products < 2**34 (< 2**41)."""
+    out = np.empty((len(kx), 441), dtype=np.int64)
+    if len(kx) == 0:
+        return out
+    order = np.argsort(kx, kind="stable")
+    bounds = np.flatnonzero(np.diff(kx[order])) + 1
+    ys = second.reshape(second.shape[0], 121).astype(np.float64)
+    for rows in np.split(order, bounds):
+        t = conv_operators(first[kx[rows[0]]][None])[0]
+        out[rows] = np.rint(ys[ky[rows]] @ t.T).astype(np.int64)
+    return out
+
+
+_LIMB = 17
+
+
+def exact_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`x @ y.T` for non-negative int64 matrices with entries below 2**34 and k <= 441
+    columns, exactly, with float64 BLAS: each entry is split in two 17-bit limbs, so every
+    partial sum stays below 2**53 and is exact whatever the summation order."""
+    if x.size and (x.max() >= 1 << 34 or y.max() >= 1 << 34 or x.shape[1] > 441):
+        raise OverflowError("exact_matmul: entries too large for the two-limb split")
+    mask = (1 << _LIMB) - 1
+    xh, xl = (x >> _LIMB).astype(np.float64), (x & mask).astype(np.float64)
+    yh, yl = (y >> _LIMB).astype(np.float64), (y & mask).astype(np.float64)
+    hh = (xh @ yh.T).astype(np.int64)
+    mid = (np.concatenate([xh, xl], axis=1) @ np.concatenate([yl, yh], axis=1).T).astype(np.int64)
+    ll = (xl @ yl.T).astype(np.int64)
+    return (hh << (2 * _LIMB)) + (mid << _LIMB) + ll
+
+
+def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """`out[p] = f12[i12[p]] . f34[i34[p]]` (exact int64), computed as one matrix product
+    per group of pairs sharing their half-length sums (the halves that can meet)."""
+    out = np.empty(len(i12), dtype=np.int64)
+    order = np.argsort(group, kind="stable")
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    for rows in np.split(order, bounds):
+        if rows.size == 0:
+            continue
+        r12, p12 = np.unique(i12[rows], return_inverse=True)
+        r34, p34 = np.unique(i34[rows], return_inverse=True)
+        if r12.size * r34.size <= 8 * rows.size:
+            for s in range(0, r12.size, 2048):
+                block = exact_matmul(f12[r12[s : s + 2048]], f34[r34])
+                sel = (p12 >= s) & (p12 < s + 2048)
+                out[rows[sel]] = block[p12[sel] - s, p34[sel]]
+        else:  # sparse: dot products one pair at a time, in chunks
+            for s in range(0, rows.size, _CHUNK):
+                r = rows[s : s + _CHUNK]
+                out[r] = np.einsum("ij,ij->i", f12[i12[r]], f34[i34[r]])
+    return out
+
+
+def _hcp_mask(rule: SeatRule, suit: int, complement_wildcard: bool) -> np.ndarray:
+    h = np.arange(11)
+    mask = (h >= rule.shcp_lo[suit]) & (h <= rule.shcp_hi[suit])
+    if complement_wildcard and rule.hcp_wildcard:
+        w = rule.wildcard
+        assert w is not None
+        mask &= ~((h >= w.xh_lo) & (h <= w.xh_hi))
+    return mask
+
+
+def _length_vector_pairs(part: PartRules, rest: bool):
+    ra, rb = part.rules
+    lv = length_vectors().astype(np.int8)
+    la_set = lv[ra.length_ok(lv)]
+    if rest:
+        la = la_set.astype(np.int64)
+        return la, 13 - la
+    lb_set = lv[rb.length_ok(lv)]
+    fits_in = (la_set[:, None, :] + lb_set[None, :, :] <= 13).all(axis=2)
+    ia, ib = np.nonzero(fits_in)
+    la = la_set[ia].astype(np.int64)
+    lb = lb_set[ib].astype(np.int64)
+    if part.fits:
+        ok = np.ones(len(la), dtype=bool)
+        for fit in part.fits:
+            ok &= fit.ok(la + lb)
+        la, lb = la[ok], lb[ok]
+    return la, lb
+
+
+def length_pairs(part: PartRules) -> int:
+    """How many pairs of length vectors a partnership admits (what its count costs)."""
+    return len(_length_vector_pairs(part, False)[0])
+
+
+class PairModel:
+    """Exact count of a partnership's satisfying hand pairs, and the tables to draw them."""
+
+    def __init__(self, part: PartRules):
+        single_threaded_blas()
+        self.part = part
+        ra, rb = part.rules
+        sa, sb = part.seats
+        if ra.is_free and not rb.is_free:
+            ra, rb, sa, sb = rb, ra, sb, sa
+        #: Rest mode: seat b has no rule. Then "seat b" stands for the other 39 cards together
+        #: (lengths 13 - a_k) and the HCP work is done on single hands of a.
+        self.rest = rb.is_free
+        #: Fit mode: rest mode plus fits. Seat b's hand then matters only through its lengths,
+        #: so each length vector L of a is weighted by Z(L), the ways for b to take lengths
+        #: from the 39 cards left that complete the fits (a hypergeometric sum).
+        self.fit_mode = self.rest and bool(part.fits)
+        self.rules = (ra, rb)
+        #: The seats drawn as a and b; b is -1 in rest mode (its cards are dealt out later).
+        self.seats = (sa, sb if self.fit_mode else -1 if self.rest else sb)
+        part_ab = PartRules((sa, sb), (ra, rb), () if self.rest else part.fits)
+        la, lb = _length_vector_pairs(part_ab, self.rest)
+
+        joint = joint_table()
+        # Per suit, four variants: bit 0 = seat a's wildcard-HCP complement, bit 1 = seat b's.
+        variants = np.zeros((4, 4, 14, 14, 11, 11), dtype=np.int64)
+        for k in range(4):
+            for v in range(4):
+                ma = _hcp_mask(ra, k, bool(v & 1))
+                mb = _hcp_mask(rb, k, bool(v & 2))
+                variants[k, v] = joint * ma[None, None, :, None] * mb[None, None, None, :]
+        self.suit_tables = variants[:, 0]  # (4, 14, 14, 11, 11): what the sampler splits with
+        self.rect = rectangle_operators(ra.hcp_lo, ra.hcp_hi, rb.hcp_lo, rb.hcp_hi)
+
+        # Superset weights (wildcard HCP left out): drop pairs of vectors that weigh nothing.
+        zero = np.zeros((len(la), 4), dtype=np.int64)
+        w, k12, k34, p12, p34, r34 = self._term(variants, la, lb, zero, with_p34=True)
+        keep = w > 0
+        self.la, self.lb, self.weights = la[keep], lb[keep], w[keep]
+        self.idx12, self.idx34 = k12[keep], k34[keep]
+        self.p12, self.p34, self.r34 = p12, p34, r34
+        if self.fit_mode:
+            self._fit_tables(part.fits)
+        scale = self.fit_z.tolist() if self.fit_mode else [1] * len(self.la)
+        self.superset_count = sum(w * z for w, z in zip(self.weights.tolist(), scale))
+
+        # Exact count: inclusion-exclusion over the seats whose wildcard has an HCP condition.
+        total = self.superset_count
+        qa = ra.wildcard_lengths(self.la) if ra.hcp_wildcard else None
+        qb = rb.wildcard_lengths(self.lb) if rb.hcp_wildcard else None
+        for use_a, use_b in product((False, True), repeat=2):
+            if not (use_a or use_b) or (use_a and qa is None) or (use_b and qb is None):
+                continue
+            v = np.zeros((len(self.la), 4), dtype=np.int64)
+            if use_a:
+                v += qa.astype(np.int64)
+            if use_b:
+                v += 2 * qb.astype(np.int64)
+            term = self._term(variants, self.la, self.lb, v)[0]
+            sign = -1 if (use_a + use_b) % 2 else 1
+            total += sign * sum(t * z for t, z in zip(term.tolist(), scale))
+        self.count = total
+
+    def _fit_tables(self, fits) -> None:
+        """Fit mode: for each kept length vector of a, the cumulative weights of b's length
+        vectors (C(13 - a_k, b_k) per suit, fits satisfied) and their total Z."""
+        lv = length_vectors()
+        c = comb_table()
+        ok = (self.la[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
+        combined = self.la[:, None, :] + lv[None, :, :]
+        for fit in fits:
+            ok &= (combined[:, :, list(fit.suits)] >= fit.min).any(axis=2)
+        rest = 13 - self.la
+        w = np.ones(ok.shape, dtype=np.int64)
+        for k in range(4):
+            w *= c[rest[:, k][:, None], lv[None, :, k]]
+        w *= ok
+        self.fit_lb_cum = np.cumsum(w, axis=1)  # (|A|, 560); totals <= C(39, 13)
+        self.fit_z = self.fit_lb_cum[:, -1].copy()
+        keep = self.fit_z > 0
+        if not keep.all():  # vectors of a that no partner hand can complete
+            self.la, self.lb, self.weights = self.la[keep], self.lb[keep], self.weights[keep]
+            self.idx12, self.idx34 = self.idx12[keep], self.idx34[keep]
+            self.fit_lb_cum, self.fit_z = self.fit_lb_cum[keep], self.fit_z[keep]
+
+    def _term(self, variants, la, lb, v, with_p34: bool = False):
+        """Per pair of length vectors: the count with per-suit variants `v` (n, 4)."""
+        n = len(la)
+        key12 = ((la[:, 0] * 14 + lb[:, 0]) * 4 + v[:, 0]) * 784 + (la[:, 1] * 14 + lb[:, 1]) * 4 + v[:, 1]
+        key34 = ((la[:, 2] * 14 + lb[:, 2]) * 4 + v[:, 2]) * 784 + (la[:, 3] * 14 + lb[:, 3]) * 4 + v[:, 3]
+        u12, i12 = np.unique(key12, return_inverse=True)
+        u34, i34 = np.unique(key34, return_inverse=True)
+        f12 = self._half(variants, u12, 0)
+        p34 = self._half(variants, u34, 2)
+        r34 = rectangle_sums(p34, self.rect)
+        group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
+        out = grouped_dots(f12, r34, i12.ravel(), i34.ravel(), group) if n else np.zeros(0, dtype=np.int64)
+        return out, i12.ravel(), i34.ravel(), f12, p34, r34
+
+    @staticmethod
+    def _half(variants, keys, first_suit):
+        """`keys` encode ((a, b, variant) of the first suit) * 784 + (same for the second)."""
+        # variants[k, v, a, b] -> table number ((a * 14 + b) * 4 + v) of suit k
+        first = variants[first_suit].transpose(1, 2, 0, 3, 4).reshape(784, 11, 11)
+        second = variants[first_suit + 1].transpose(1, 2, 0, 3, 4).reshape(784, 11, 11)
+        return half_tables(first, second, keys // 784, keys % 784)
+
+    @property
+    def universe(self) -> int:
+        """What `count` is out of: hands of seat a (rest mode) or ordered pairs of hands."""
+        return comb(52, 13) if self.rest and not self.fit_mode else PAIR_HANDS
+
+    @property
+    def probability(self) -> Fraction:
+        """Probability that a random deal satisfies this partnership's rules."""
+        return Fraction(self.count, self.universe)
+
+    @property
+    def superset_probability(self) -> Fraction:
+        return Fraction(self.superset_count, self.universe)

@@ -1,0 +1,33 @@
+"""What can go wrong when dealing a scenario, as named exceptions (the CLI turns them into
+messages and exit statuses)."""
+
+from __future__ import annotations
+
+
+class DealsError(Exception):
+    """Base class of the errors of `deals`."""
+
+
+class Unsatisfiable(DealsError):
+    """No deal satisfies the scenario; `reason` says why, for a wiki editor."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+        super().__init__(reason)
+
+
+class TooRare(DealsError):
+    """The scenario ties both partnerships together so that it cannot be counted exactly, and
+    no satisfying deal turned up among `proposals` exact draws of its rarer partnership.
+
+    This is not a proof of unsatisfiability: it says so, with the 95% upper bound on the
+    scenario's probability that the failed draws give, instead of looping forever.
+    """
+
+    def __init__(self, proposals: int, upper_bound: float):
+        self.proposals = proposals
+        self.upper_bound = upper_bound
+        super().__init__(
+            f"no deal found in {proposals} exact draws of the rarer partnership; the scenario may be "
+            f"unsatisfiable, and if not its probability is below {upper_bound:.3g} (95% confidence)"
+        )

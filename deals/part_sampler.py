@@ -1,0 +1,252 @@
+"""Exact draws of one partnership's two hands from a `PairModel` (see `deals.sampler` for the method).
+
+`draw_part(model, n, rng)` returns up to `n` rows of a `(rows, 52)` int8 seat-of-card array
+with the cards of seat a and seat b set and every other card -1. Each row is uniform over
+the model's superset (every rule of the partnership except wildcard HCP), independently.
+Fewer than `n` rows come back when the first step's exact rejection (see below) rejects.
+
+Steps, each an exact draw from integer weights:
+
+1. the pair of length vectors, with weight = its superset count. The total can exceed
+   int64, so weights are rounded up to multiples of 2**s (total < 2**62) and the pick is
+   accepted with probability w / (ceil(w / 2**s) * 2**s), by an exact integer comparison:
+   overall probability exactly proportional to w (a rejected row is simply dropped);
+2. the HCP pair (u, v) of the first two suits, weight P12[u, v] * R34[u, v];
+3. how (u, v) splits between suit 1 and suit 2, weight J1[h1] * J2[(u, v) - h1];
+4. the HCP pair of the last two suits within the HCP-total rectangle, weight P34;
+5. its split between suits 3 and 4;
+6. per suit, the honour split (which honours each seat holds), weight = ways to add spots;
+7. per suit, the spot cards, by a uniform permutation of the nine spots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .counting import PairModel
+from .rng import Rng
+from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
+
+_SPLIT_I = np.arange(11)[None, :, None]
+_SPLIT_J = np.arange(11)[None, None, :]
+
+
+def _split_options():
+    """`[a, b, ha, hb, 2]`: the (at most two) honour splits giving HCP (ha, hb), and their
+    cumulative weights for lengths (a, b)."""
+    ma, mb = honour_splits()
+    ha, hb = MASK_HCP[ma], MASK_HCP[mb]
+    w = split_weights()
+    codes = np.zeros((11, 11, 2), dtype=np.int64)
+    used = np.zeros((11, 11), dtype=np.int64)
+    for k in range(81):
+        codes[ha[k], hb[k], used[ha[k], hb[k]]] = k
+        used[ha[k], hb[k]] += 1
+    cum = np.zeros((14, 14, 11, 11, 2), dtype=np.int64)
+    cum[..., 0] = w[:, :, codes[:, :, 0]] * (used >= 1)
+    cum[..., 1] = cum[..., 0] + w[:, :, codes[:, :, 1]] * (used >= 2)
+    return codes, cum
+
+
+def _prepare(model: PairModel) -> dict:
+    cache = getattr(model, "_draw_cache", None)
+    if cache is not None:
+        return cache
+    total = int(sum(model.weights.tolist()))
+    shift = max(0, total.bit_length() - 62)
+    w = model.weights
+    w2 = ((w - 1) >> shift) + 1 if shift else w
+    ma, mb = honour_splits()
+    ra, rb = model.rules
+    q34 = np.zeros((len(model.p34), 21, 22), dtype=np.int64)
+    q34[:, :, 1:] = model.p34.reshape(-1, 21, 21).cumsum(axis=2)
+    codes, cum = _split_options()
+    cache = {
+        "shift": shift,
+        "cum": np.cumsum(w2),
+        "w2": w2,
+        "p12": model.p12.reshape(len(model.p12), 441),
+        "r34": model.r34.reshape(len(model.r34), 441),
+        "q34": q34.reshape(-1),
+        "p34": model.p34,
+        "split_codes": codes,
+        "split_cum": cum,
+        "split_ma": ma,
+        "split_mb": mb,
+        "padded": _padded_tables(model),
+        "hcp_a": (ra.hcp_lo, ra.hcp_hi),
+        "hcp_b": (rb.hcp_lo, rb.hcp_hi),
+    }
+    model._draw_cache = cache  # type: ignore[attr-defined]
+    return cache
+
+
+def search_blocks(flat: np.ndarray, start: np.ndarray, width: int, target: np.ndarray) -> np.ndarray:
+    """For each row, the smallest k in [0, width) with flat[start + k] > target, where each
+    block flat[start : start + width] is non-decreasing and its last entry exceeds target."""
+    lo = np.zeros(len(start), dtype=np.int64)
+    hi = np.full(len(start), width - 1, dtype=np.int64)
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        gt = flat[start + mid] > target
+        hi = np.where(open_ & gt, mid, hi)
+        lo = np.where(open_ & ~gt, mid + 1, lo)
+
+
+_TRI_A, _TRI_B = (np.array(t) for t in zip(*[(i, j) for i in range(11) for j in range(11 - i)]))
+_PAD = 31  # padded suit tables: HCP h at index h + 10, zeros around, so shifts need no clipping
+_TRI_OFF = (_TRI_A + 10) * _PAD + (_TRI_B + 10)
+
+
+def _padded_tables(model: PairModel) -> np.ndarray:
+    t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int64)
+    t[:, :, :, 10:21, 10:21] = model.suit_tables
+    return t.reshape(-1)
+
+
+def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
+    """Split HCP totals (u, v) of two suits between them: `xbase`/`ybase` locate each row's
+    padded table of the first/second suit in `flat`. Returns the first suit's (ha, hb).
+    Only ha + hb <= 10 can weigh anything (a suit has 10 HCP). Rows sharing tables and
+    totals share their cumulative weights (computed once, then a binary search per row)."""
+    key = (xbase * (_PAD * _PAD * 14 * 14 * 4) + ybase) * 441 + u * 21 + v
+    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    xb, yb, uu, vv = xbase[first], ybase[first], u[first], v[first]
+    w = flat[xb[:, None] + _TRI_OFF[None, :]] * flat[
+        (yb + (uu + 10) * _PAD + (vv + 10))[:, None] - (_TRI_A * _PAD + _TRI_B)[None, :]
+    ]
+    cum = np.cumsum(w, axis=1)
+    inv = inv.ravel()
+    k = search_blocks(cum.ravel(), inv * _TRI_A.size, _TRI_A.size, rng.below(cum[inv, -1]))
+    return _TRI_A[k], _TRI_B[k]
+
+
+def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
+    c = _prepare(model)
+    # 1. pair of length vectors
+    idx = rng.choose_cumulative(c["cum"], n)
+    if c["shift"]:
+        bound = c["w2"][idx] << c["shift"]
+        keep = rng.below(bound) < model.weights[idx]
+        idx = idx[keep]
+    if model.fit_mode:  # weight Z(L) by exact rejection: accept with probability Z(L) / max Z
+        zmax = int(model.fit_z.max())
+        idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z[idx]]
+    n = len(idx)
+    la, lb = model.la[idx], model.lb[idx]
+    if model.rest:
+        ha, hb = _hcp_rest(model, c, rng, idx, la, lb)
+    else:
+        ha, hb = _hcp_pair(model, c, rng, idx, la, lb)
+    ha, hb = ha.ravel(), hb.ravel()
+    owner = _cards(model, c, rng, la, lb, ha, hb)
+    if model.fit_mode:
+        _partner_cards(model, rng, idx, la, owner)
+    return owner
+
+
+def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, owner: np.ndarray) -> None:
+    """Fit mode: seat b's lengths given a's (weights C(13 - a_k, b_k), fits satisfied), then
+    in each suit a uniform choice of b's cards among those a does not hold."""
+    n = len(idx)
+    width = model.fit_lb_cum.shape[1]
+    pick = search_blocks(model.fit_lb_cum.ravel(), idx * width, width, rng.below(model.fit_z[idx]))
+    lb = length_vectors()[pick]
+    seat_b = model.seats[1]
+    suits = owner.reshape(n, 4, 13)
+    for k in range(4):
+        priority = rng.permutations(n, 13)  # a uniform order of the suit's 13 cards
+        priority[suits[:, k, :] != -1] = 99  # cards already held come last
+        rank = np.argsort(np.argsort(priority, axis=1), axis=1)
+        take = rank < lb[:, k][:, None]
+        suits[:, k, :][take] = seat_b
+
+
+def _hcp_pair(model: PairModel, c: dict, rng: Rng, idx, la, lb):
+    """Steps 2-5 for two real seats: `(n, 4)` HCP per suit of seat a and of seat b."""
+    n = len(idx)
+    rows = np.arange(n)
+    i34 = model.idx34[idx]
+    # 2. HCP (u, v) of suits 1+2: cumulative weights per distinct pair, binary search per row
+    uniq, inv = np.unique(idx, return_inverse=True)
+    cum = np.cumsum(c["p12"][model.idx12[uniq]] * c["r34"][model.idx34[uniq]], axis=1).ravel()
+    uv = search_blocks(cum, inv * 441, 441, rng.below(model.weights[idx]))
+    u, v = uv // 21, uv % 21
+    # 3. split between suits 1 and 2
+    flat = c["padded"]
+    base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
+    h0a, h0b = _split(rng, flat, base[:, 0], base[:, 1], u, v)
+    h1a, h1b = u - h0a, v - h0b
+    # 4. HCP (x, y) of suits 3+4 in the rectangle left by (u, v): x by its row weight, then y
+    (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
+    x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
+    y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
+    qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
+    q = c["q34"]
+    xr = np.arange(21)[None, :]
+    row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
+    xs = rng.choose_rows(row_w)
+    qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]  # (n, 22)
+    target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
+    ys = (qrow[:, 1:] <= target[:, None]).sum(axis=1)
+    # 5. split between suits 3 and 4
+    h2a, h2b = _split(rng, flat, base[:, 2], base[:, 3], xs, ys)
+    h3a, h3b = xs - h2a, ys - h2b
+    return np.stack([h0a, h1a, h2a, h3a], axis=1), np.stack([h0b, h1b, h2b, h3b], axis=1)
+
+
+_G21 = np.arange(21)
+_DIAG = _G21 * 21 + (20 - _G21)  # HCP pairs (u, 20 - u) of two suits
+_H11 = np.arange(11)
+
+
+def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Rest mode: seat b holds every other card, so hb = 10 - ha in each suit and a total u
+    of two suits splits 11 ways. Returns the first suit's ha."""
+    xi = xbase[:, None] + ((_H11 + 10) * _PAD + (20 - _H11))[None, :]
+    yh = u[:, None] - _H11[None, :]
+    yi = ybase[:, None] + (yh + 10) * _PAD + (20 - yh)
+    return rng.choose_rows(flat[xi] * flat[yi])
+
+
+def _hcp_rest(model: PairModel, c: dict, rng: Rng, idx, la, lb):
+    """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest)."""
+    uniq, inv = np.unique(idx, return_inverse=True)
+    w = c["p12"][model.idx12[uniq]][:, _DIAG] * c["r34"][model.idx34[uniq]][:, _DIAG]
+    u = search_blocks(np.cumsum(w, axis=1).ravel(), inv * 21, 21, rng.below(model.weights[idx]))
+    flat = c["padded"]
+    base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
+    h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
+    lo_a, hi_a = c["hcp_a"]
+    total = u[:, None] + _G21[None, :]
+    xw = c["p34"][model.idx34[idx]][:, _DIAG] * ((total >= lo_a) & (total <= hi_a))
+    xs = rng.choose_rows(xw)
+    h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
+    ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)
+    return ha, 10 - ha
+
+
+def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
+    n = len(la)
+    # 6. honour split per suit (rows: deal-major, suit-minor): at most two candidates
+    fa, fb = la.ravel(), lb.ravel()
+    scum = c["split_cum"][fa, fb, ha, hb]
+    second = rng.below(scum[:, 1]) >= scum[:, 0]
+    split = c["split_codes"][ha, hb, second.astype(np.int64)]
+    mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
+    # 7. spots: a uniform permutation of the nine spots of each suit
+    spots_a = fa - MASK_COUNT[mask_a]
+    spots_b = fb - MASK_COUNT[mask_b]
+    perm = rng.permutations(n * 4, 9)
+    seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
+    spot_owner = np.where(
+        perm < spots_a[:, None], seat_a, np.where(perm < (spots_a + spots_b)[:, None], seat_b, -1)
+    )
+    bits = np.arange(4)[None, :]
+    hon_owner = np.where(
+        (mask_a[:, None] >> bits) & 1, seat_a, np.where((mask_b[:, None] >> bits) & 1, seat_b, -1)
+    )
+    return np.concatenate([hon_owner, spot_owner], axis=1).reshape(n, 52).astype(np.int8)

@@ -1,0 +1,227 @@
+"""Render the state store into the mirror and publish it atomically.
+
+Steps: analyse every page (valid, stale, broken, no constraints) against what the last
+build remembered; draw deals for each served scenario (or reuse those drawn for the same
+revision, count and seed); render every file in memory; publish (a no-op when nothing
+changed); then remember this build's page history and deals. A failure before the
+publish leaves the published mirror and the history as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from sync.model import Problem, SiteInfo
+from sync.store import StateStore
+
+from . import layout
+from dsl.format import format_scenario
+
+from .analysis import PageAnalysis, Status, analyse
+from .describe import describe
+from .diagrams import hands
+from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
+from .history import History
+from .html import highlight, render
+from .publish import publish
+from .sampling import pbn_file, sample_scenario
+from .wiki_links import WikiLinks
+
+log = logging.getLogger(__name__)
+
+PROBLEM_TEXT = {
+    Problem.NO_TEMPLATE.value: "listed as using the template, but the template is not in the page text",
+    Problem.NO_PARAMETER.value: "the template has no shape_constraints parameter",
+    Problem.EMPTY_VALUE.value: "shape_constraints is empty",
+    Problem.DUPLICATE_TEMPLATE.value: "the template appears more than once (the first is used)",
+}
+STATUS_TEXT = {
+    Status.OK.value: "ok",
+    Status.STALE.value: "stale: DSL broken, last valid revision served",
+    Status.BROKEN.value: "broken",
+    Status.NO_CONSTRAINTS.value: "no constraints",
+}
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    out: Path
+    deals: int = 10
+    seed: int = 0
+    #: Scenarios rarer than this are listed in the report.
+    rare: float = 1e-6
+
+
+@dataclass
+class BuildReport:
+    pages: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    deals_drawn: int = 0
+    deals_reused: int = 0
+    changed: bool = False
+    written: int = 0
+    linked: int = 0
+    removed: int = 0
+    skipped_titles: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
+        if not self.changed:
+            return f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
+        return (
+            f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
+            f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
+        )
+
+
+def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
+    report = BuildReport()
+    with StateStore(state_path) as store:
+        pages = store.pages()
+        site = store.site_info() or SiteInfo()
+        history = History(store.connection)
+        before = history.all()
+        analyses = [analyse(page, before.get(page.page_id)) for page in pages]
+        deals, used = _deals(analyses, history, settings, report)
+        files = render_files(analyses, deals, WikiLinks(site), settings, report)
+        result = publish(settings.out, files)
+        history.save({a.page.page_id: a.history for a in analyses}, used)
+    report.pages = len(analyses)
+    report.statuses = {s.value: sum(1 for a in analyses if a.status is s) for s in Status}
+    report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
+    return report
+
+
+def _deals(
+    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport
+) -> tuple[dict[int, list[dict[str, Any]]], dict[tuple[int, int, int, int, int], str]]:
+    deals: dict[int, list[dict[str, Any]]] = {}
+    used: dict[tuple[int, int, int, int, int], str] = {}
+    for a in analyses:
+        if not a.scenarios or a.served_revid is None:
+            continue
+        docs = []
+        for index, scenario in enumerate(a.scenarios, start=1):
+            key = (a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
+            cached = history.cached_deals(*key)
+            if cached is None:
+                doc = sample_scenario(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
+                cached = json.dumps(doc, ensure_ascii=False)
+                report.deals_drawn += 1
+            else:
+                doc = json.loads(cached)
+                report.deals_reused += 1
+            used[key] = cached
+            docs.append(doc)
+        deals[a.page.page_id] = docs
+    return deals, used
+
+
+def _schemas() -> dict[PurePosixPath, bytes]:
+    folder = resources.files("site_builder").joinpath("schemas")
+    return {
+        layout.SCHEMA_DIR / entry.name: entry.read_bytes()
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".json")
+    }
+
+
+def render_files(
+    analyses: list[PageAnalysis],
+    deals: dict[int, list[dict[str, Any]]],
+    links: WikiLinks,
+    settings: BuildSettings,
+    report: BuildReport,
+) -> dict[PurePosixPath, bytes]:
+    files: dict[PurePosixPath, bytes] = {}
+    files[layout.LIST] = dumps(list_document(analyses))
+    files[layout.LISTALL] = dumps(listall_document(analyses))
+    for a in analyses:
+        if a.served_raw is None:
+            continue  # never valid: only listall and the report know it
+        document = dumps(get_document(a))
+        files[layout.get_by_pageid(a.page.page_id)] = document
+        try:
+            files[layout.get_by_title(a.page.title)] = document
+        except layout.UnmappableTitle:
+            log.warning("no file path for the title %r; it is served by page id only", a.page.title)
+            report.skipped_titles.append(a.page.title)
+    for a in analyses:
+        docs = deals.get(a.page.page_id)
+        if docs is None:
+            continue
+        files[layout.deals_json(a.page.page_id)] = dumps(deals_document(a, docs))
+        files[layout.deals_pbn(a.page.page_id)] = pbn_file(a.page.title, docs).encode("utf-8")
+    report_doc = report_document(analyses, deals, links, settings.rare)
+    files[layout.REPORT_JSON] = dumps(report_doc)
+    highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
+    files[layout.REPORT_HTML] = render(
+        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT
+    )
+    files[layout.INDEX_HTML] = render(
+        "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT
+    )
+    for a in analyses:
+        view = _convention_view(a, deals.get(a.page.page_id, []), links)
+        files[layout.convention_html(a.page.page_id)] = render(
+            "convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value]
+        )
+    files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
+    files.update(_schemas())
+    return files
+
+
+def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    rows = []
+    for a in sorted(analyses, key=lambda a: (a.page.title, a.page.page_id)):
+        pid = a.page.page_id
+        rows.append(
+            {
+                "title": a.page.title,
+                "status": a.status.value,
+                "html_url": str(layout.convention_html(pid)),
+                "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
+                "deals_url": str(layout.deals_json(pid)) if pid in deals else None,
+                "pbn_url": str(layout.deals_pbn(pid)) if pid in deals else None,
+                "scenarios": [
+                    {"index": d["index"], "label": d["label"], "probability": d["probability"], "exact": d["probability_exact"]}
+                    for d in deals.get(pid, [])
+                ],
+            }
+        )
+    return rows
+
+
+def _convention_view(a: PageAnalysis, docs: list[dict[str, Any]], links: WikiLinks) -> dict[str, Any]:
+    pid = a.page.page_id
+    scenarios = []
+    for scenario, doc in zip(a.scenarios, docs or [None] * len(a.scenarios)):
+        scenarios.append(
+            {
+                "index": doc["index"] if doc else len(scenarios) + 1,
+                "label": scenario.label,
+                "words": describe(scenario),
+                "dsl": format_scenario(scenario),
+                "unsatisfiable": doc.get("unsatisfiable") if doc else None,
+                "probability": doc["probability"] if doc else 0,
+                "exact": doc["probability_exact"] if doc else True,
+                "deals": [hands(d["pbn"]) for d in doc["deals"]] if doc else [],
+            }
+        )
+    return {
+        "page_id": pid,
+        "title": a.page.title,
+        "status": a.status.value,
+        "wiki_url": links.view(a.page.title),
+        "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
+        "deals_url": str(layout.deals_json(pid)) if docs else None,
+        "pbn_url": str(layout.deals_pbn(pid)) if docs else None,
+        "served_revid": a.served_revid,
+        "current_revid": a.page.revid,
+        "scenarios": scenarios,
+    }

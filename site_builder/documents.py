@@ -1,0 +1,127 @@
+"""The mirror's JSON documents (SEMANTICS 2 and 4): documented fields first, in the
+extension's order; fields of our own after them. Nothing here depends on the clock, so an
+unchanged input gives byte-identical files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import dsl
+from dsl.render import error_json
+
+from .analysis import PageAnalysis, Status
+from .wiki_links import WikiLinks
+
+
+def dumps(document: Any) -> bytes:
+    return (json.dumps(document, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+
+
+def get_document(a: PageAnalysis) -> dict[str, Any]:
+    """`shapeaction=get`. A stale page serves its last valid scenarios and says so."""
+    extra: dict[str, Any] = {
+        "title": a.page.title,
+        "revid": a.served_revid,
+        "timestamp": a.served_timestamp,
+        "stale": a.status is Status.STALE,
+    }
+    if a.status is Status.STALE:
+        extra["currentRevid"] = a.page.revid
+        extra["brokenSince"] = {"revid": a.history.broken_revid, "timestamp": a.history.broken_since}
+    return dsl.get_document(a.page.page_id, a.served_raw or "", a.scenarios, **extra)
+
+
+def list_entry(a: PageAnalysis) -> dict[str, Any]:
+    return {
+        "pageId": a.page.page_id,
+        "title": a.page.title,
+        "scenarioCount": len(a.scenarios),
+        "labels": [s.label for s in a.scenarios],
+        "stale": a.status is Status.STALE,
+    }
+
+
+def listall_entry(a: PageAnalysis) -> dict[str, Any]:
+    return {
+        "pageId": a.page.page_id,
+        "title": a.page.title,
+        "hasConstraints": a.has_constraints,
+        "status": a.status.value,
+        "revid": a.page.revid,
+        "problems": [p.value for p in a.page.problems],
+    }
+
+
+def list_document(pages: list[PageAnalysis]) -> dict[str, Any]:
+    """`shapeaction=list`: pages with valid constraints, by title."""
+    return {"pages": [list_entry(a) for a in sorted(pages, key=_by_title) if a.has_constraints]}
+
+
+def listall_document(pages: list[PageAnalysis]) -> dict[str, Any]:
+    return {"pages": [listall_entry(a) for a in sorted(pages, key=_by_title)]}
+
+
+def deals_document(a: PageAnalysis, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "pageId": a.page.page_id,
+        "title": a.page.title,
+        "revid": a.served_revid,
+        "dealer": "N",
+        "seats": {"opener": "N", "opp1": "E", "responder": "S", "opp2": "W"},
+        "scenarios": scenarios,
+    }
+
+
+def report_document(pages: list[PageAnalysis], deals: dict[int, list[dict[str, Any]]], links: WikiLinks, rare: float) -> dict[str, Any]:
+    """report/report.json: what editors must fix, and what is odd, page by page."""
+    broken, problems, unsatisfiable, rare_rows = [], [], [], []
+    for a in sorted(pages, key=_by_title):
+        page = a.page
+        where = {"pageId": page.page_id, "title": page.title, "url": links.view(page.title), "editUrl": links.edit(page.title)}
+        if a.status in (Status.STALE, Status.BROKEN):
+            assert a.current is not None
+            broken.append(
+                {
+                    **where,
+                    "revid": page.revid,
+                    "timestamp": page.timestamp,
+                    "brokenSince": {"revid": a.history.broken_revid, "timestamp": a.history.broken_since},
+                    "servingRevid": a.served_revid,
+                    "raw": a.current.raw,
+                    "errors": [error_json(e) for e in a.current.errors],
+                }
+            )
+        if page.problems:
+            problems.append({**where, "revid": page.revid, "problems": [p.value for p in page.problems]})
+        for doc in deals.get(page.page_id, []):
+            scenario = {**where, "scenario": doc["index"], "label": doc["label"]}
+            if doc.get("unsatisfiable"):
+                unsatisfiable.append({**scenario, "reason": doc["unsatisfiable"]})
+            elif doc["probability"] < rare:
+                rare_rows.append({**scenario, "probability": doc["probability"], "probabilityExact": doc["probability_exact"]})
+    def count(status: Status) -> int:
+        return sum(1 for a in pages if a.status is status)
+
+    return {
+        "summary": {
+            "pages": len(pages),
+            "ok": count(Status.OK),
+            "stale": count(Status.STALE),
+            "broken": count(Status.BROKEN),
+            "noConstraints": count(Status.NO_CONSTRAINTS),
+            "brokenDsl": len(broken),
+            "templateProblems": len(problems),
+            "unsatisfiableScenarios": len(unsatisfiable),
+            "rareScenarios": len(rare_rows),
+            "rareThreshold": rare,
+        },
+        "broken": broken,
+        "templateProblems": problems,
+        "unsatisfiable": unsatisfiable,
+        "rare": rare_rows,
+    }
+
+
+def _by_title(a: PageAnalysis) -> tuple[str, int]:
+    return (a.page.title, a.page.page_id)

@@ -1,0 +1,76 @@
+"""What the build remembers between runs, in its own tables of the state file: each page's
+last valid revision (served while a newer one is broken) and the deals already drawn."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS build_pages (
+    page_id        INTEGER PRIMARY KEY,
+    good_revid     INTEGER,
+    good_timestamp TEXT,
+    good_raw       TEXT,
+    broken_revid   INTEGER,
+    broken_since   TEXT
+);
+CREATE TABLE IF NOT EXISTS build_deals (
+    page_id  INTEGER NOT NULL,
+    revid    INTEGER NOT NULL,
+    scenario INTEGER NOT NULL,
+    count    INTEGER NOT NULL,
+    seed     INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    PRIMARY KEY (page_id, revid, scenario, count, seed)
+);
+"""
+
+
+@dataclass(frozen=True)
+class PageHistory:
+    """The newest valid revision of a page, and when its current breakage began (if broken)."""
+
+    good_revid: int | None = None
+    good_timestamp: str | None = None
+    good_raw: str | None = None
+    broken_revid: int | None = None
+    broken_since: str | None = None
+
+
+class History:
+    def __init__(self, connection: sqlite3.Connection):
+        self.db = connection
+        self.db.executescript(_SCHEMA)
+
+    def all(self) -> dict[int, PageHistory]:
+        rows = self.db.execute(
+            "SELECT page_id, good_revid, good_timestamp, good_raw, broken_revid, broken_since FROM build_pages"
+        )
+        return {row[0]: PageHistory(*row[1:]) for row in rows}
+
+    def cached_deals(self, page_id: int, revid: int, scenario: int, count: int, seed: int) -> str | None:
+        row = self.db.execute(
+            "SELECT document FROM build_deals WHERE page_id=? AND revid=? AND scenario=? AND count=? AND seed=?",
+            (page_id, revid, scenario, count, seed),
+        ).fetchone()
+        return row[0] if row else None
+
+    def save(self, pages: dict[int, PageHistory], deals: dict[tuple[int, int, int, int, int], str]) -> None:
+        """Replace the remembered state with this build's (one transaction; the caller publishes first)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("DELETE FROM build_pages")
+            self.db.executemany(
+                "INSERT INTO build_pages VALUES (?, ?, ?, ?, ?, ?)",
+                [(pid, h.good_revid, h.good_timestamp, h.good_raw, h.broken_revid, h.broken_since) for pid, h in pages.items()],
+            )
+            # Keep only the deals this build used: old revisions' deals are never asked for again.
+            self.db.execute("DELETE FROM build_deals")
+            self.db.executemany(
+                "INSERT INTO build_deals VALUES (?, ?, ?, ?, ?, ?)", [(*key, doc) for key, doc in deals.items()]
+            )
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")

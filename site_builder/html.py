@@ -1,0 +1,71 @@
+"""The human pages of the mirror (jinja2, autoescaped, strict): everything from the wiki is
+escaped, everything is plain HTML and CSS that works from file:// and any static server."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from dsl.render import error_json  # noqa: F401  (re-exported for templates' callers)
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("site_builder", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["one_in"] = one_in
+    return env
+
+
+def render(template: str, **context: Any) -> bytes:
+    return environment().get_template(template).render(**context).encode("utf-8")
+
+
+def one_in(probability: float) -> str:
+    """0.0021 -> "1 deal in 476"; what a teacher can picture."""
+    if probability <= 0:
+        return "never"
+    n = 1 / probability
+    if n < 1.05:
+        return "almost every deal"
+    if n < 100:
+        text = f"{n:.1f}"
+        return f"1 deal in {text[:-2] if text.endswith('.0') else text}"
+    return f"1 deal in {round(n):,}"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of the raw DSL text: plain, or covered by the errors numbered `errors` (from 1)."""
+
+    text: str
+    errors: tuple[int, ...] = ()
+
+
+def highlight(raw: str, errors: list[dict[str, Any]]) -> list[Piece]:
+    """Cut `raw` at every error's start and end, so each piece is wholly inside or outside each error."""
+    cuts = {0, len(raw)}
+    for e in errors:
+        start = min(e["offset"], len(raw))
+        cuts.update((start, min(len(raw), start + max(e["length"], 1))))
+    points = sorted(cuts)
+    pieces = []
+    for start, end in zip(points, points[1:]):
+        covering = tuple(
+            n for n, e in enumerate(errors, start=1) if e["offset"] <= start and end <= e["offset"] + max(e["length"], 1)
+        )
+        pieces.append(Piece(raw[start:end], covering))
+    # An error at the very end of the text (offset == len) still needs a visible mark.
+    for n, e in enumerate(errors, start=1):
+        if e["offset"] >= len(raw):
+            pieces.append(Piece("\u2038", (n,)))
+    return pieces

@@ -1,0 +1,126 @@
+"""Publish a built mirror atomically: readers see the old mirror or the new one, never a mix.
+
+The output folder is a symbolic link to a version folder beside it
+(`.<name>.versions/<id>`). A build writes a new version folder, then replaces the link with
+one `rename`, which is atomic on POSIX file systems. A file whose bytes did not change is
+hard-linked from the current version instead of written again; if nothing changed at all,
+nothing is written and the link is left alone. A build killed midway leaves a half-written
+version folder that the link never pointed to; the next publish deletes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MANIFEST = ".manifest.json"
+#: Versions kept besides the published one, so a reader that opened the previous one can finish.
+KEEP_OLD = 1
+
+
+class PublishError(Exception):
+    """The output folder cannot be published to (not ours, or not writable)."""
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    changed: bool
+    written: int
+    linked: int
+    removed: int
+    version: Path
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def versions_dir(out: Path) -> Path:
+    return out.parent / f".{out.name}.versions"
+
+
+def current_version(out: Path) -> Path | None:
+    if not out.is_symlink():
+        return None
+    target = out.parent / os.readlink(out)
+    return target if target.is_dir() else None
+
+
+def _manifest(version: Path | None) -> dict[str, str]:
+    if version is None:
+        return {}
+    try:
+        return json.loads((version / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def publish(out: Path, files: Mapping[PurePosixPath, bytes]) -> PublishResult:
+    out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_symlink():
+        if out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        else:
+            raise PublishError(f"{out} exists and is not a mirror published by this tool (it must be a symbolic link)")
+    current = current_version(out)
+    old = _manifest(current)
+    manifest = {str(path): _digest(data) for path, data in sorted(files.items(), key=lambda kv: str(kv[0]))}
+    if current is not None and manifest == old:
+        _collect_garbage(out, keep=current)
+        return PublishResult(False, 0, 0, 0, current)
+
+    root = versions_dir(out)
+    version = root / uuid.uuid4().hex
+    written = linked = 0
+    try:
+        version.mkdir(parents=True)
+        for path, data in files.items():
+            target = version / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            name = str(path)
+            if current is not None and old.get(name) == manifest[name]:
+                try:
+                    os.link(current / path, target)
+                    linked += 1
+                    continue
+                except OSError:
+                    pass  # a file system without hard links: write it
+            target.write_bytes(data)
+            written += 1
+        (version / MANIFEST).write_text(json.dumps(manifest, indent=0, sort_keys=True), encoding="utf-8")
+        link = out.parent / f".{out.name}.{version.name}.link"
+        os.symlink(os.path.relpath(version, out.parent), link)
+        os.replace(link, out)
+    except OSError as exc:
+        shutil.rmtree(version, ignore_errors=True)
+        raise PublishError(f"cannot publish to {out}: {exc}") from exc
+    removed = len(old.keys() - manifest.keys())
+    _collect_garbage(out, keep=version)
+    return PublishResult(True, written, linked, removed, version)
+
+
+def _collect_garbage(out: Path, keep: Path) -> None:
+    """Delete half-written versions (no manifest: a killed build) and all complete old
+    versions but the newest `KEEP_OLD`; the published one always stays."""
+    root = versions_dir(out)
+    if not root.is_dir():
+        return
+    complete = []
+    for folder in root.iterdir():
+        if folder == keep or not folder.is_dir():
+            continue
+        if (folder / MANIFEST).exists():
+            complete.append(folder)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    complete.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in complete[KEEP_OLD:]:
+        shutil.rmtree(stale, ignore_errors=True)
+    for link in out.parent.glob(f".{out.name}.*.link"):
+        link.unlink(missing_ok=True)

@@ -1,0 +1,317 @@
+"""A small mirror folder in the layout of SEMANTICS 4, and the api.php requests a client
+would send to it with the answers it must get. Shared by the `serve` and nginx tests: both
+servers must give the same documents and the same errors.
+
+The expected error documents are spelled out here, independently of site_builder, with
+MediaWiki's own codes and wordings (checked against MediaWiki 1.39's api.php).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus, urlsplit
+
+import dsl
+import requests
+
+SPLINTER = (
+    "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15 // "
+    "1H-4D: opener H:5+ hcp:12-21; responder H:4+ D:0-1 Dhcp:0 hcp:10-15"
+)
+STAYMAN = (
+    "fit a cuori: fit:H8+ opener hcp:15-17 S:2-4 H:2-4 D:2-5 C:2-5; responder H:4+ hcp:8+ // "
+    "fit a picche: fit:S8+ opener hcp:15-17 S:2-4 H:2-4 D:2-5 C:2-5; responder S:4+ hcp:8+"
+)
+#: A label that would be markup or SSI if anything along the way interpreted the files.
+HOSTILE_DSL = '<!--# echo var="host" --> <script>alert(1)</script>: opener H:5+ hcp:12-21'
+#: A realistic 2-scenario DSL (for validate and the benchmark).
+TWO_SCENARIOS = (
+    "dopo 1H: fit:H8+ opener H:5+ hcp:12-21; responder x:0-1 xhcp:0 hcp:10-15 // "
+    "dopo 1S: fit:S8+ opener S:5+ hcp:12-21; responder x:0-1 xhcp:0 hcp:10-15"
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    page_id: int
+    title: str  # MediaWiki display form (spaces)
+    raw: str | None  # None: a convention page without shape_constraints
+
+    @property
+    def url_title(self) -> str:
+        return self.title.replace(" ", "_")
+
+
+PAGES = (
+    Page(42, "Splinter", SPLINTER),
+    Page(15, "Stayman", STAYMAN),
+    Page(101, "Contro \"sputnik\"/Varianti d'autore", "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+"),
+    Page(102, "Segnali & scarti", "opener H:7+ x:0-1 hcp:5-10"),
+    Page(103, "C++ e 1+1", "opener S:5+ hcp:12-21; responder S:3+ hcp:6-9"),
+    Page(104, "Perché?", "opener hcp:15-17 shape:balanced"),
+    Page(105, "Ècarté: 100%", "opener hcp:20-21 shape:balanced"),
+    Page(106, "Prezzo $5 \\ barra", "opener D:6+ hcp:10-15"),
+    Page(107, "Uno due tre quattro cinque sei sette otto nove dieci undici dodici", "opener C:6+"),
+    Page(108, "Etichette ostili", HOSTILE_DSL),
+    # 40 spaces: more than one 32-wide step of the nginx cascade.
+    Page(110, "Sequenza" + " a" * 40, "opener S:4+ H:4+"),
+    Page(109, "Senza vincoli", None),
+    Page(7, "Contro", "opener hcp:12+"),
+)
+
+
+def page_document(page: Page) -> dict[str, Any] | None:
+    if page.raw is None:
+        return None
+    result = dsl.parse(page.raw)
+    assert result.valid, (page.title, result.errors)
+    return dsl.get_document(page.page_id, page.raw, result.scenarios)
+
+
+def _write(path: Path, document: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def list_document(pages: tuple[Page, ...] = PAGES) -> dict[str, Any]:
+    """`shapeaction=list`: the pages with valid constraints."""
+    listed = []
+    for page in pages:
+        document = page_document(page)
+        if document is not None:
+            scenarios = document["shapeconstraints"]["scenarios"]
+            listed.append(
+                {
+                    "pageId": page.page_id,
+                    "title": page.title,
+                    "scenarioCount": len(scenarios),
+                    "labels": [s["label"] for s in scenarios],
+                }
+            )
+    return {"pages": listed}
+
+
+def listall_document(pages: tuple[Page, ...] = PAGES) -> dict[str, Any]:
+    return {"pages": [{"pageId": p.page_id, "title": p.title, "hasConstraints": p.raw is not None} for p in pages]}
+
+
+def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
+    """Write a mirror folder at `out` (created) and return it."""
+    out.mkdir(parents=True, exist_ok=True)
+    for page in pages:
+        document = page_document(page)
+        if document is None:
+            continue
+        _write(out / "api" / "get" / "pageid" / f"{page.page_id}.json", document)
+        _write(out / "api" / "get" / "title" / f"{page.url_title}.json", document)
+        _write(out / "api" / "deals" / f"{page.page_id}.json", {"pageId": page.page_id, "scenarios": []})
+        (out / "deals").mkdir(exist_ok=True)
+        (out / "deals" / f"{page.page_id}.pbn").write_text(f'[Event "{page.title}"]\n', encoding="utf-8")
+    _write(out / "api" / "list.json", list_document(pages))
+    _write(out / "api" / "listall.json", listall_document(pages))
+    (out / "report").mkdir(exist_ok=True)
+    _write(out / "report" / "report.json", {"broken": []})
+    (out / "report" / "index.html").write_text("<!doctype html><title>Rapporto</title><h1>Rapporto</h1>\n", encoding="utf-8")
+    (out / "index.html").write_text(
+        "<!doctype html><meta charset=utf-8><title>Convenzioni</title><h1>Convenzioni – Perché?</h1>\n",
+        encoding="utf-8",
+    )
+    return out
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------------------
+# Requests and expected answers
+# --------------------------------------------------------------------------------------
+
+
+def error(code: str, info: str) -> dict[str, Any]:
+    return {"error": {"code": code, "info": info}}
+
+
+MISSINGTITLE = error("missingtitle", "The page you specified doesn't exist.")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One api.php request: `query` is sent byte for byte (already encoded, as a client
+    builds it); `expected` is the JSON document of the answer."""
+
+    name: str
+    query: str
+    expected: Any
+    #: The file whose bytes the answer must be (None for errors).
+    file: str | None = None
+    path: str = "/api.php"
+
+
+def _title_spellings(title: str) -> dict[str, str]:
+    """The ways a client spells a title in a query value."""
+    url_form = title.replace(" ", "_")
+    return {
+        "plus": quote_plus(title, safe=""),  # urlencode / requests params: spaces as +
+        "pct20": quote(title, safe=""),  # encodeURIComponent-like: spaces as %20
+        "underscore": quote(url_form, safe=""),  # the URL form, fully encoded
+        # Hand-built: only what a query cannot hold raw is encoded; / ' : ? $ " \ stay raw.
+        "raw": quote(url_form, safe="/'\":?$\\!*(),;@=~"),
+    }
+
+
+def _lower_hex(value: str) -> str:
+    """Percent-escapes with lower-case hex digits (%c3%a9), as some clients send them."""
+    return re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), value)
+
+
+def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
+    """Every request both servers must answer alike (validate excluded: it differs)."""
+    cases = [
+        Case("list", "action=bridgeshape&shapeaction=list&format=json", list_document(pages), "api/list.json"),
+        Case(
+            "listall",
+            "format=json&shapeaction=listall&action=bridgeshape",
+            listall_document(pages),
+            "api/listall.json",
+        ),
+        Case(
+            "list under /w",
+            "action=bridgeshape&shapeaction=list&format=json",
+            list_document(pages),
+            "api/list.json",
+            path="/w/api.php",
+        ),
+    ]
+    for page in pages:
+        document = page_document(page)
+        if document is None:
+            cases.append(
+                Case(f"no constraints {page.title}", f"action=bridgeshape&shapeaction=get&pageid={page.page_id}&format=json",
+                     error("nosuchpageid", f"There is no page with ID {page.page_id}."))
+            )
+            continue
+        by_id = f"api/get/pageid/{page.page_id}.json"
+        by_title = f"api/get/title/{page.url_title}.json"
+        cases.append(Case(f"pageid {page.page_id}", f"action=bridgeshape&shapeaction=get&pageid={page.page_id}&format=json", document, by_id))
+        cases.append(Case(f"pageid 00{page.page_id} first", f"pageid=00{page.page_id}&format=json&action=bridgeshape&shapeaction=get", document, by_id))
+        spellings = _title_spellings(page.title)
+        spellings["lowercase-hex"] = _lower_hex(spellings["underscore"])
+        for how, value in spellings.items():
+            cases.append(Case(f"title {how} {page.title}", f"action=bridgeshape&shapeaction=get&title={value}&format=json", document, by_title))
+        cases.append(
+            Case(f"title last {page.title}", f"format=json&shapeaction=get&action=bridgeshape&title={spellings['plus']}", document, by_title)
+        )
+    cases += [
+        # nginx's $arg_NAME rules, which serve follows so both answer alike.
+        Case("parameter names ignore case", "ACTION=bridgeshape&ShapeAction=list", list_document(pages), "api/list.json"),
+        Case("first of repeated wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
+             page_document(pages[0]), "api/get/title/Splinter.json"),
+        Case("missing title", "action=bridgeshape&shapeaction=get&title=Non+esiste&format=json", MISSINGTITLE),
+        Case("subpage of nothing", "action=bridgeshape&shapeaction=get&title=Contro%2FNon_esiste&format=json", MISSINGTITLE),
+        Case("folder is no page", "action=bridgeshape&shapeaction=get&title=Contro_%22sputnik%22&format=json", MISSINGTITLE),
+        Case("title case matters", "action=bridgeshape&shapeaction=get&title=splinter&format=json", MISSINGTITLE),
+        Case("literal plus is not a space", "action=bridgeshape&shapeaction=get&title=C%2B%2B%2Be%2B1%2B1&format=json", MISSINGTITLE),
+        Case("missing pageid", "action=bridgeshape&shapeaction=get&pageid=99999&format=json", error("nosuchpageid", "There is no page with ID 99999.")),
+        Case("pageid 0", "action=bridgeshape&shapeaction=get&pageid=000&format=json", error("nosuchpageid", "There is no page with ID 0.")),
+        Case("negative pageid", "action=bridgeshape&shapeaction=get&pageid=-3&format=json", error("nosuchpageid", "There is no page with ID -3.")),
+        Case("bad pageid", "action=bridgeshape&shapeaction=get&pageid=abc&format=json", error("badinteger", 'Invalid value "abc" for integer parameter "pageid".')),
+        Case("bad pageid unsafe", "action=bridgeshape&shapeaction=get&pageid=1%2B1&format=json", error("badinteger", 'Invalid value for integer parameter "pageid".')),
+        Case("pageid with a space", "action=bridgeshape&shapeaction=get&pageid=+7&format=json", error("badinteger", 'Invalid value for integer parameter "pageid".')),
+        Case("title and pageid", "action=bridgeshape&shapeaction=get&title=Splinter&pageid=42&format=json",
+             error("invalidparammix", 'The parameters "title" and "pageid" can not be used together.')),
+        Case("neither", "action=bridgeshape&shapeaction=get&format=json", error("missingparam", 'One of the parameters "title" and "pageid" is required.')),
+        Case("empty title and pageid", "action=bridgeshape&shapeaction=get&title=&pageid=&format=json",
+             error("missingparam", 'One of the parameters "title" and "pageid" is required.')),
+        Case("empty title counts as absent", "action=bridgeshape&shapeaction=get&title=&pageid=42&format=json", page_document(pages[0]), "api/get/pageid/42.json"),
+        Case("unknown shapeaction", "action=bridgeshape&shapeaction=delete&format=json",
+             error("badvalue", 'Unrecognized value for parameter "shapeaction": delete.')),
+        Case("unknown shapeaction unsafe", "action=bridgeshape&shapeaction=%3Cscript%3E&format=json",
+             error("badvalue", 'Unrecognized value for parameter "shapeaction".')),
+        Case("no shapeaction", "action=bridgeshape&format=json", error("missingparam", 'The "shapeaction" parameter must be set.')),
+        Case("other action", "action=query&list=allpages&format=json", error("badvalue", 'Unrecognized value for parameter "action": query.')),
+        Case("no action", "format=json", error("missingparam", 'The "action" parameter must be set.')),
+        Case("no query", "", error("missingparam", 'The "action" parameter must be set.')),
+        Case("forbidden character", "action=bridgeshape&shapeaction=get&title=A%5BB&format=json", error("invalidtitle", "Bad title.")),
+        Case("forbidden raw character", "action=bridgeshape&shapeaction=get&title=A|B&format=json", error("invalidtitle", "Bad title.")),
+        Case("control character", "action=bridgeshape&shapeaction=get&title=A%00B&format=json", error("invalidtitle", "Bad title.")),
+        Case("percent sequence", "action=bridgeshape&shapeaction=get&title=100%2541&format=json", error("invalidtitle", "Bad title.")),
+        Case("only spaces", "action=bridgeshape&shapeaction=get&title=+%20_&format=json", error("invalidtitle", "Bad title.")),
+        Case("dot dot", "action=bridgeshape&shapeaction=get&title=..&format=json", error("invalidtitle", 'Bad title "..".')),
+        Case("traversal", "action=bridgeshape&shapeaction=get&title=..%2F..%2Flist&format=json", error("invalidtitle", "Bad title.")),
+        Case("encoded traversal", "action=bridgeshape&shapeaction=get&title=%2e%2e%2f%2e%2e%2flist&format=json", error("invalidtitle", "Bad title.")),
+        Case("inner traversal", "action=bridgeshape&shapeaction=get&title=Contro/../../list&format=json", error("invalidtitle", "Bad title.")),
+        Case("too long a title", "action=bridgeshape&shapeaction=get&title=" + "%C3%A9" * 128, error("invalidtitle", "Bad title.")),
+        Case("long file name", "action=bridgeshape&shapeaction=get&title=" + "a" * 765, MISSINGTITLE),
+        Case("long folder names", "action=bridgeshape&shapeaction=get&title=" + "%2F".join(["b" * 200] * 3), MISSINGTITLE),
+        Case("long pageid", "action=bridgeshape&shapeaction=get&pageid=" + "9" * 300,
+             error("nosuchpageid", "There is no page with ID " + "9" * 300 + ".")),
+        Case("dot segment", "action=bridgeshape&shapeaction=get&title=./Splinter&format=json", error("invalidtitle", "Bad title.")),
+    ]
+    return cases
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes = field(repr=False)
+
+    def json(self) -> Any:
+        return json.loads(self.body.decode("utf-8"))
+
+
+def fetch(base_url: str, target: str, timeout: float = 10.0) -> Answer:
+    """GET `target` (path and query) exactly as given: no re-encoding, unlike requests."""
+    parts = urlsplit(base_url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        connection.request("GET", target)
+        response = connection.getresponse()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    finally:
+        connection.close()
+
+
+def check_case(base_url: str, mirror: Path, case: Case) -> list[str]:
+    """The problems of one case against a running server (empty: all good)."""
+    target = case.path + ("?" + case.query if case.query else "")
+    answer = fetch(base_url, target)
+    problems = []
+    if answer.status != 200:
+        problems.append(f"status {answer.status}")
+    if answer.headers.get("content-type") != "application/json; charset=utf-8":
+        problems.append(f"content-type {answer.headers.get('content-type')!r}")
+    try:
+        document = answer.json()
+    except ValueError:
+        return problems + [f"not JSON: {answer.body[:200]!r}"]
+    if document != case.expected:
+        problems.append(f"document {json.dumps(document, ensure_ascii=False)[:300]}")
+    if case.file is not None and answer.body != (mirror / case.file).read_bytes():
+        problems.append("body differs from the file's bytes")
+    return [f"{case.name} [{target}]: {p}" for p in problems]
+
+
+def check_client_titles(base_url: str, mirror: Path, pages: tuple[Page, ...] = PAGES) -> list[str]:
+    """Every page by title as `requests.get(url, params=...)` sends it (spaces as +, a
+    literal + as %2B, every other hostile character percent-encoded)."""
+    problems = []
+    for page in pages:
+        document = page_document(page)
+        params = {"action": "bridgeshape", "shapeaction": "get", "title": page.title, "format": "json"}
+        answer = requests.get(base_url + "/api.php", params=params, timeout=10)
+        where = f"{page.title!r} [{answer.url}]"
+        if answer.status_code != 200 or answer.headers.get("Content-Type") != "application/json; charset=utf-8":
+            problems.append(f"{where}: {answer.status_code} {answer.headers.get('Content-Type')}")
+        elif document is None:
+            if answer.json() != MISSINGTITLE:
+                problems.append(f"{where}: {answer.text[:200]}")
+        elif answer.content != (mirror / f"api/get/title/{page.url_title}.json").read_bytes():
+            problems.append(f"{where}: not the file: {answer.text[:200]}")
+    return problems

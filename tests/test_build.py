@@ -1,0 +1,219 @@
+"""The mirror built from the bundled sample wiki: layout, documents, schemas, report, last
+known good, idempotence, and no stale files after deletes and moves."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+
+import dsl
+from site_builder.build import BuildSettings, build
+from site_builder.publish import current_version
+from sync.dump import sync_from_dump
+from sync.store import StateStore
+from sync.syncer import SyncSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "sample-wiki.xml"
+SCHEMAS = ROOT / "site_builder" / "schemas"
+HOSTILE = "Contro sputnik/Varianti d'autore & \"X\" su 1♣–(1♥)"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One full build of the sample; tests get a copy (state, versions and link together)."""
+    base = tmp_path_factory.mktemp("built")
+    state = base / "state.sqlite"
+    with StateStore(state) as store:
+        sync_from_dump(SAMPLE, store, SyncSettings())
+    report = build(state, BuildSettings(out=base / "output", deals=3))
+    return base, report
+
+
+@pytest.fixture
+def mirror(built, tmp_path):
+    base, report = built
+    copy = tmp_path / "copy"
+    shutil.copytree(base, copy, symlinks=True)
+    return copy / "state.sqlite", copy / "output", report
+
+
+def load(out: Path, path: str):
+    return json.loads((out / path).read_text(encoding="utf-8"))
+
+
+def files_of(out: Path) -> dict[str, bytes]:
+    root = out.resolve()
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_layout_and_documents(mirror):
+    _, out, report = mirror
+    assert out.is_symlink()
+    listing = load(out, "api/list.json")["pages"]
+    titles = [p["title"] for p in listing]
+    assert "Splinter" in titles and "Gazzilli" not in titles  # Gazzilli's DSL is broken
+    splinter = next(p for p in listing if p["title"] == "Splinter")
+    assert splinter == {
+        "pageId": 42, "title": "Splinter", "scenarioCount": 6,
+        "labels": ["1H-4C", "1H-4D", "1H-4S", "1S-4C", "1S-4D", "1S-4H"], "stale": False,
+    }
+    listall = {p["title"]: p for p in load(out, "api/listall.json")["pages"]}
+    assert len(listall) == 24
+    assert listall["Gazzilli"]["hasConstraints"] is False and listall["Gazzilli"]["status"] == "broken"
+    assert listall["Quarto colore forzante"]["problems"] == ["no-parameter"]
+    get = load(out, "api/get/pageid/42.json")["shapeconstraints"]
+    assert get["pageId"] == 42 and get["revid"] == 1029 and get["stale"] is False
+    assert [s["label"] for s in get["scenarios"]] == splinter["labels"]
+    assert get["scenarios"][0] == dsl.scenario_json(dsl.parse_scenarios(get["raw"])[0])
+    assert (out / "api/get/title/Splinter.json").read_bytes() == (out / "api/get/pageid/42.json").read_bytes()
+    # Never-valid pages have no get file: a client gets the API's error from the drop-in.
+    assert not (out / "api/get/title/Gazzilli.json").exists()
+
+
+def test_hostile_title_is_reachable_with_slash_as_folder(mirror):
+    _, out, _ = mirror
+    path = out / "api/get/title" / (HOSTILE.replace(" ", "_") + ".json")
+    assert load(out, str(path.relative_to(out)))["shapeconstraints"]["title"] == HOSTILE
+    assert (out / "api/get/title/Contro_sputnik.json").exists()  # the parent page, beside its folder
+
+
+def test_deals_json_and_pbn(mirror):
+    _, out, _ = mirror
+    deals = load(out, "api/deals/42.json")
+    assert deals["revid"] == 1029 and len(deals["scenarios"]) == 6
+    for scenario in deals["scenarios"]:
+        assert len(scenario["deals"]) == 3 and scenario["probability_exact"] is True
+        assert 0 < scenario["probability"] < 1
+    pbn = (out / "deals/42.pbn").read_text(encoding="utf-8")
+    assert pbn.startswith("% PBN 2.1") and pbn.count("[Deal ") == 18 and '[Dealer "N"]' in pbn
+
+
+def test_every_json_file_matches_its_schema(mirror):
+    _, out, _ = mirror
+    registry = Registry().with_resources(
+        (p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMAS.glob("*.json")
+    )
+
+    def check(schema_name: str, document) -> None:
+        schema = json.loads((SCHEMAS / schema_name).read_text())
+        jsonschema.Draft202012Validator(schema, registry=registry).validate(document)
+
+    root = out.resolve()
+    checked = 0
+    for path in root.rglob("*.json"):
+        rel = str(path.relative_to(root))
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if rel.startswith("api/get/"):
+            check("get.json", doc)
+        elif rel == "api/list.json":
+            check("list.json", doc)
+        elif rel == "api/listall.json":
+            check("listall.json", doc)
+        elif rel.startswith("api/deals/"):
+            check("deals.json", doc)
+        else:
+            continue
+        checked += 1
+    assert checked > 50
+    for raw in ("opener H:5+", "opner H:5+ // //", ""):
+        check("validate.json", dsl.validate_document(dsl.parse(raw)))
+    # The published schemas are the ones in the package.
+    assert (out / "api/schema/get.json").read_bytes() == (SCHEMAS / "get.json").read_bytes()
+
+
+def test_report_lists_what_editors_must_fix(mirror):
+    _, out, _ = mirror
+    report = load(out, "report/report.json")
+    assert report["summary"]["brokenDsl"] == 3 and report["summary"]["pages"] == 24
+    broken = {row["title"]: row for row in report["broken"]}
+    assert set(broken) == {"Gazzilli", "Roudi", "Smolen"}
+    smolen = broken["Smolen"]
+    assert smolen["errors"][0]["code"] == "unknown-key" and smolen["servingRevid"] is None
+    assert smolen["editUrl"] == "http://127.0.0.1:8080/index.php?title=Smolen&action=edit"
+    assert smolen["url"] == "http://127.0.0.1:8080/index.php/Smolen"
+    assert {row["title"] for row in report["templateProblems"]} == {"Quarto colore forzante", "Rubensohl", "Ghestem"}
+    html = (out / "report/index.html").read_text(encoding="utf-8")
+    assert "<mark" in html and "Smolen" in html and "unknown-key" in html
+
+
+def test_rebuild_of_unchanged_input_writes_nothing(mirror):
+    state, out, _ = mirror
+    before = files_of(out)
+    version = current_version(out)
+    stamps = {p: p.stat().st_mtime_ns for p in version.rglob("*")}
+    report = build(state, BuildSettings(out=out, deals=3))
+    assert report.changed is False and report.deals_drawn == 0
+    assert current_version(out) == version and files_of(out) == before
+    assert {p: p.stat().st_mtime_ns for p in version.rglob("*")} == stamps
+
+
+def _edit(state: Path, page_id: int, raw: str | None, revid: int, title: str | None = None) -> None:
+    with StateStore(state) as store:
+        page = store.page(page_id)
+        with store.transaction() as db:
+            StateStore.upsert(db, replace(page, raw=raw, revid=revid, timestamp="2026-11-29T12:00:00Z", title=title or page.title))
+
+
+def test_last_known_good_is_served_while_a_page_is_broken(mirror):
+    state, out, _ = mirror
+    good = load(out, "api/get/pageid/42.json")["shapeconstraints"]
+    good_deals = load(out, "api/deals/42.json")
+    _edit(state, 42, "1H-4C: opner H:5+", revid=2000)
+    report = build(state, BuildSettings(out=out, deals=3))
+    assert report.statuses["stale"] == 1 and report.deals_drawn == 0
+    stale = load(out, "api/get/pageid/42.json")["shapeconstraints"]
+    assert stale["scenarios"] == good["scenarios"] and stale["raw"] == good["raw"]
+    assert stale["stale"] is True and stale["revid"] == 1029 and stale["currentRevid"] == 2000
+    assert stale["brokenSince"] == {"revid": 2000, "timestamp": "2026-11-29T12:00:00Z"}
+    assert load(out, "api/deals/42.json") == good_deals
+    row = next(r for r in load(out, "report/report.json")["broken"] if r["pageId"] == 42)
+    assert row["servingRevid"] == 1029 and row["raw"] == "1H-4C: opner H:5+"
+    # Still broken in a later revision: "since" stays at the first broken one.
+    _edit(state, 42, "1H-4C: opner H:6+", revid=2001)
+    build(state, BuildSettings(out=out, deals=3))
+    assert load(out, "api/get/pageid/42.json")["shapeconstraints"]["brokenSince"]["revid"] == 2000
+    # Fixed: the new revision is served, with new deals.
+    _edit(state, 42, "1H-4C: opener H:6+", revid=2002)
+    report = build(state, BuildSettings(out=out, deals=3))
+    fixed = load(out, "api/get/pageid/42.json")["shapeconstraints"]
+    assert fixed["stale"] is False and fixed["revid"] == 2002 and report.deals_drawn == 1
+
+
+def test_deleted_and_moved_pages_leave_no_stale_files(mirror):
+    state, out, _ = mirror
+    with StateStore(state) as store:
+        with store.transaction() as db:
+            StateStore.delete(db, 15)  # Stayman
+    _edit(state, 42, store_raw(state, 42), revid=3000, title="Splinter (convenzione)")
+    build(state, BuildSettings(out=out, deals=3))
+    files = files_of(out)
+    assert not any("Stayman" in name or name.endswith("/15.json") or name == "deals/15.pbn" for name in files)
+    assert "api/get/title/Splinter.json" not in files
+    assert "api/get/title/Splinter_(convenzione).json" in files
+    assert "Stayman" not in (out / "api/list.json").read_text(encoding="utf-8")
+    # Only the published version and one older one are kept.
+    assert len(os.listdir(out.parent / f".{out.name}.versions")) <= 2
+
+
+def store_raw(state: Path, page_id: int) -> str | None:
+    with StateStore(state) as store:
+        return store.page(page_id).raw
+
+
+def test_everything_from_the_wiki_is_escaped(mirror):
+    state, out, _ = mirror
+    _edit(state, 21, "<script>alert(1)</script> opener S:5+", revid=4000, title="Smolen <b>bold</b>")
+    build(state, BuildSettings(out=out, deals=3))
+    for page in ("report/index.html", "index.html"):
+        html = (out / page).read_text(encoding="utf-8")
+        assert "<script>" not in html and "<b>bold" not in html
+        assert "&lt;b&gt;bold&lt;/b&gt;" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "report/index.html").read_text(encoding="utf-8")

@@ -1,0 +1,112 @@
+"""Cards, hands, deals and PBN strings/files."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import numpy as np
+import pytest
+
+from deals.cards import Card, Deal, Hand
+from deals.pbn import (
+    MANDATORY_TAGS,
+    PbnError,
+    PbnExportWriter,
+    format_many,
+    format_rows,
+    iter_deal_strings,
+    parse_deal,
+)
+
+SAMPLE = "N:AKQ.T98.765.5432 JT9.AKQ.432.KQJT 8765.J765.AKQ.A9 432.432.JT98.876"
+
+
+def random_owner(seed: int, n: int) -> np.ndarray:
+    gen = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        seats = [s for s in range(4) for _ in range(13)]
+        gen.shuffle(seats)
+        rows.append(seats)
+    return np.array(rows, dtype=np.int8)
+
+
+def test_card_numbering_and_hcp():
+    assert Card.parse("SA").id == 0 and Card.parse("C2").id == 51
+    assert [Card.parse(t).hcp for t in ("HA", "HK", "HQ", "HJ", "HT", "H2")] == [4, 3, 2, 1, 0, 0]
+    assert str(Card.from_id(13 + 4)) == "HT"
+    with pytest.raises(ValueError):
+        Card.parse("H10")
+
+
+def test_parse_and_format_round_trip():
+    deal = parse_deal(SAMPLE)
+    assert deal.is_legal
+    assert deal.pbn() == SAMPLE
+    north = deal.hand(0)
+    assert north.lengths == (3, 3, 3, 4) and north.hcp == 9
+    assert deal.hand(1).suit_hcp(1) == 9
+
+
+def test_parse_other_first_seat_and_void():
+    deal = parse_deal("E:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432")
+    assert deal.hand(1).lengths == (13, 0, 0, 0)
+    assert deal.hand(0).lengths == (0, 0, 0, 13)  # North is the fourth hand from East
+    assert deal.pbn().startswith("N:...AKQJT98765432 AKQJT98765432...")
+    assert deal.pbn(first=1).startswith("E:AKQJT98765432...")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "X:AKQ.T98.765.5432 JT9.AKQ.432.KQJT 8765.J765.AKQ.A9 432.432.JT98.876",
+        "N:AKQ.T98.765.5432 JT9.AKQ.432.KQJT 8765.J765.AKQ.A9",
+        "N:AKQ.T98.765.5432 JT9.AKQ.432.KQJT 8765.J765.AKQ.A9 432.432.JT98.87",
+        "N:AKQ.T98.765.5432 AT9.AKQ.432.KQJT 8765.J765.AKQ.A9 432.432.JT98.876",
+        "N:AKQ.T98.765.5431 JT9.AKQ.432.KQJT 8765.J765.AKQ.A9 432.432.JT98.876",
+        "N:AAQ.T98.765.5432 JT9.AKQ.432.KQJT 8765.J765.AKQ.A9 432.432.JT98.876",
+    ],
+)
+def test_bad_pbn_is_rejected(bad):
+    with pytest.raises(PbnError):
+        parse_deal(bad)
+
+
+def test_bulk_formatting_matches_deal_objects():
+    owner = random_owner(7, 200)
+    strings = format_many(owner)
+    for row, text in zip(owner.tolist(), strings):
+        deal = Deal.from_seat_of_card(row)
+        assert deal.pbn() == text
+        assert parse_deal(text).seat_of_card() == row
+        assert len(text) == 69
+
+
+def test_bulk_formatting_refuses_partial_deals():
+    owner = random_owner(1, 2)
+    owner[0, 0] = owner[0, 1] = 0 if owner[0, 0] != 0 else 1
+    with pytest.raises(PbnError):
+        format_rows(owner)
+
+
+def test_hand_object():
+    hand = Hand(frozenset(Card.parse(t) for t in ("SA", "SK", "H2", "D5")))
+    assert hand.pbn() == "AK.2.5." and hand.hcp == 7 and len(hand) == 4
+
+
+def test_export_writer_has_mandatory_tags_in_order_and_crlf():
+    out = io.StringIO()
+    writer = PbnExportWriter(out)
+    writer.write_games([SAMPLE, SAMPLE], comment="Splinter {1H-4C}")
+    text = out.getvalue()
+    assert text.startswith("% PBN 2.1\r\n% EXPORT\r\n[Event ")
+    assert "\n" not in text.replace("\r\n", "")
+    games = text.split("\r\n\r\n")
+    assert len(games) == 2
+    for number, game in enumerate(games, start=1):
+        tags = [line[1:].split(" ", 1)[0] for line in game.split("\r\n") if line.startswith("[")]
+        assert tuple(tags) == MANDATORY_TAGS
+        assert f'[Board "{number}"]' in game and '[Dealer "N"]' in game
+        assert "{Splinter (1H-4C)}" in game
+    assert list(iter_deal_strings(text)) == [SAMPLE, SAMPLE]

@@ -1,0 +1,119 @@
+"""`bridgeshape-mirror deals`: JSON and PBN documents, exit statuses (called in-process)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+
+import pytest
+
+import dsl
+from bridgeshape_mirror.commands import deals as deals_command
+from bridgeshape_mirror.exit_codes import ExitCode
+from deals.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
+from deals.predicate import satisfies
+
+SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
+TWO = SPLINTER + " // 1S-4H: opener S:5+ hcp:12-21; responder S:4+ H:0-1 Hhcp:0 hcp:10-15"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bridgeshape-mirror")
+    deals_command.register(p.add_subparsers(dest="command"))
+    return p
+
+
+def run(monkeypatch, *argv: str, stdin: str = "") -> tuple[int, bytes, str]:
+    out = io.BytesIO()
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8"))
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    args = parser().parse_args(["deals", *argv])
+    code = args.handler(args)
+    sys.stdout.flush()
+    return int(code), out.getvalue(), err.getvalue()
+
+
+def test_json_document(monkeypatch):
+    code, out, err = run(monkeypatch, TWO, "--count", "7", "--seed", "3")
+    assert code == ExitCode.OK and err == ""
+    doc = json.loads(out)
+    scenarios = dsl.parse_scenarios(TWO)
+    assert [s["index"] for s in doc["scenarios"]] == [1, 2]
+    assert [s["label"] for s in doc["scenarios"]] == ["1H-4C", "1S-4H"]
+    for entry, scenario in zip(doc["scenarios"], scenarios):
+        assert len(entry["deals"]) == 7
+        assert entry["probability_exact"] is True
+        num, den = map(int, entry["probability_fraction"].split("/"))
+        assert entry["probability"] == pytest.approx(num / den)
+        for deal in entry["deals"]:
+            assert satisfies(parse_deal(deal["pbn"]), scenario)
+    # same seed, same document
+    assert run(monkeypatch, TWO, "--count", "7", "--seed", "3")[1] == out
+    assert run(monkeypatch, TWO, "--count", "7", "--seed", "4")[1] != out
+
+
+def test_scenario_option_and_stdin(monkeypatch):
+    code, out, _ = run(monkeypatch, "-", "--scenario", "2", "--count", "2", stdin=TWO + "\n")
+    doc = json.loads(out)
+    assert code == 0 and [s["index"] for s in doc["scenarios"]] == [2]
+    # scenario 2 alone deals what scenario 2 of the whole string deals
+    whole = json.loads(run(monkeypatch, TWO, "--count", "2")[1])
+    assert whole["scenarios"][1]["deals"] == doc["scenarios"][0]["deals"]
+
+
+def test_pbn_export(monkeypatch):
+    code, out, _ = run(monkeypatch, TWO, "--count", "3", "--format", "pbn")
+    text = out.decode("utf-8")
+    assert code == 0
+    assert text.startswith("% PBN 2.1\r\n% EXPORT\r\n")
+    games = text.split("\r\n\r\n")
+    assert len(games) == 6
+    for board, game in enumerate(games, start=1):
+        tags = [line[1:].split(" ", 1)[0] for line in game.split("\r\n") if line.startswith("[")]
+        assert tuple(tags) == MANDATORY_TAGS
+        assert f'[Board "{board}"]' in game and '[Dealer "N"]' in game
+        assert ("{scenario 1: 1H-4C}" if board <= 3 else "{scenario 2: 1S-4H}") in game
+    assert len(list(iter_deal_strings(text))) == 6
+
+
+def test_unsatisfiable_scenario_exits_1_and_others_still_print(monkeypatch):
+    code, out, err = run(monkeypatch, "bad: opener S:7+; responder S:7+ // " + SPLINTER, "--count", "2")
+    assert code == ExitCode.INVALID
+    assert "scenario 1 (bad) is unsatisfiable" in err
+    doc = json.loads(out)
+    assert doc["scenarios"][0]["deals"] == [] and doc["scenarios"][0]["probability"] == 0
+    assert "unsatisfiable" in doc["scenarios"][0]
+    assert len(doc["scenarios"][1]["deals"]) == 2
+
+
+def test_invalid_dsl_exits_1(monkeypatch):
+    code, out, err = run(monkeypatch, "opener H:5+ hcp:40")
+    assert code == ExitCode.INVALID and out == b"" and "scenario 1" in err
+
+
+def test_scenario_out_of_range_is_a_usage_error(monkeypatch):
+    code, _, err = run(monkeypatch, SPLINTER, "--scenario", "3")
+    assert code == ExitCode.USAGE and "1 scenario" in err
+
+
+def test_bad_count_is_rejected_by_argparse():
+    with pytest.raises(SystemExit) as exc:
+        parser().parse_args(["deals", SPLINTER, "--count", "-1"])
+    assert exc.value.code == 2
+
+
+def test_empty_dsl_gives_no_scenarios(monkeypatch):
+    code, out, _ = run(monkeypatch, "   ")
+    assert code == 0 and json.loads(out) == {"scenarios": []}
+
+
+def test_estimated_probability_has_an_interval(monkeypatch):
+    code, out, _ = run(monkeypatch, "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+", "--count", "5")
+    entry = json.loads(out)["scenarios"][0]
+    assert code == 0 and entry["probability_exact"] is False
+    low, high = entry["probability_ci95"]
+    assert 0 < low <= entry["probability"] <= high < 1

@@ -1,0 +1,262 @@
+"""Exact counts against independent formulas and small dynamic programmes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+import pytest
+
+from deals.counting import PairModel
+from deals.rules import FREE, FitRule, PartRules, SeatRule, compile_scenario
+from deals.sampler import ScenarioSampler
+from deals.tables import ALL_DEALS, PAIR_HANDS, joint_table
+from dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
+
+HANDS = comb(52, 13)
+
+
+def scen(*positions: Position, fits: tuple[Fit, ...] = ()) -> Scenario:
+    return Scenario("", positions, fits)
+
+
+def prob(scenario: Scenario) -> Fraction:
+    p = ScenarioSampler(scenario).probability
+    assert p is not None and p.exact
+    return p.fraction
+
+
+def test_joint_table_sums_to_ways_of_holding_lengths():
+    j = joint_table()
+    for a in range(14):
+        for b in range(14 - a):
+            assert j[a, b].sum() == comb(13, a) * comb(13 - a, b)
+    assert joint_table()[13, 0, 10, 0] == 1
+    assert ALL_DEALS == 53644737765488792839237440000
+
+
+def test_unconstrained_is_certain():
+    assert prob(Scenario()) == 1
+    assert prob(scen(Position(Role.OPP2))) == 1
+
+
+def test_suit_length_matches_hypergeometric():
+    for k in range(14):
+        expected = Fraction(sum(comb(13, i) * comb(39, 13 - i) for i in range(k, 14)), HANDS)
+        assert prob(scen(Position(Role.OPENER, suits={Suit.S: Range(k)}))) == expected
+
+
+def _hcp_hand_counts() -> list[int]:
+    """Hands by HCP, by a DP over the 16 honours (the 36 spot cards fill the rest)."""
+    ways = {(0, 0): 1}  # (honours taken, hcp) -> ways
+    for value in [4, 3, 2, 1] * 4:
+        nxt: dict = {}
+        for (k, h), w in ways.items():
+            nxt[(k, h)] = nxt.get((k, h), 0) + w
+            nxt[(k + 1, h + value)] = nxt.get((k + 1, h + value), 0) + w
+        ways = nxt
+    out = [0] * 41
+    for (k, h), w in ways.items():
+        if k <= 13:
+            out[h] += w * comb(36, 13 - k)
+    return out
+
+
+def test_hcp_distribution_matches_honour_dp():
+    counts = _hcp_hand_counts()
+    assert sum(counts) == HANDS
+    for lo, hi in ((0, 0), (12, 21), (15, 17), (22, 37), (37, 37)):
+        expected = Fraction(sum(counts[lo : hi + 1]), HANDS)
+        assert prob(scen(Position(Role.RESPONDER, hcp=Range(lo, hi)))) == expected
+
+
+def _pair_hcp_count(ra: tuple[int, int], rb: tuple[int, int]) -> int:
+    """Ordered pairs of hands with HCP in ra and rb: DP over the 16 honours going to a, b or neither."""
+    ways = np.zeros((17, 17, 41, 41), dtype=np.int64)  # honours of a, of b, HCP of a, of b
+    ways[0, 0, 0, 0] = 1
+    for value in [4, 3, 2, 1] * 4:
+        nxt = ways.copy()
+        nxt[1:, :, value:, :] += ways[:-1, :, :-value, :]
+        nxt[:, 1:, :, value:] += ways[:, :-1, :, :-value]
+        ways = nxt
+    total = 0
+    for ka, kb, ha, hb in zip(*np.nonzero(ways)):
+        if ka <= 13 and kb <= 13 and ra[0] <= ha <= ra[1] and rb[0] <= hb <= rb[1]:
+            total += int(ways[ka, kb, ha, hb]) * comb(36, 13 - int(ka)) * comb(36 - (13 - int(ka)), 13 - int(kb))
+    return total
+
+
+@pytest.mark.parametrize("ra, rb", [((15, 17), (8, 40)), ((12, 21), (10, 15)), ((20, 40), (20, 40))])
+def test_pair_hcp_matches_honour_dp(ra, rb):
+    sc = scen(
+        Position(Role.OPENER, hcp=Range(ra[0], min(ra[1], 37))),
+        Position(Role.RESPONDER, hcp=Range(rb[0], min(rb[1], 37))),
+    )
+    assert prob(sc) == Fraction(_pair_hcp_count(ra, rb), PAIR_HANDS)
+
+
+def _pair_length_count(min_a: int, min_b: int, fit: int) -> int:
+    total = 0
+    for a in range(min_a, 14):
+        for b in range(min_b, 14 - a):
+            if a + b >= fit:
+                total += comb(13, a) * comb(39, 13 - a) * comb(13 - a, b) * comb(26 + a, 13 - b)
+    return total
+
+
+def test_pair_lengths_and_named_fit_match_hypergeometric():
+    sc = scen(
+        Position(Role.OPENER, suits={Suit.H: Range(5)}),
+        Position(Role.RESPONDER, suits={Suit.H: Range(2)}),
+        fits=(Fit(8, suit=Suit.H),),
+    )
+    assert prob(sc) == Fraction(_pair_length_count(5, 2, 8), PAIR_HANDS)
+
+
+def test_defence_fit_alone_is_declarer_complement():
+    # opp fit of 9+ hearts <=> declarer pair holds 4 or fewer hearts
+    sc = scen(Position(Role.OPP2), fits=(Fit(9, suit=Suit.H, pair=Pair.DEFENSE, declared_in=Role.OPP2),))
+    expected = sum(
+        comb(13, a) * comb(39, 13 - a) * comb(13 - a, b) * comb(26 + a, 13 - b)
+        for a in range(14)
+        for b in range(14 - a)
+        if a + b <= 4
+    )
+    assert prob(sc) == Fraction(expected, PAIR_HANDS)
+
+
+def test_rest_fit_and_pair_modes_agree():
+    """One seat counted as single hands (rest mode), with a fit every deal satisfies (fit
+    mode), and in pairs (partner with a rule that excludes nothing) must agree; and a real
+    fit counted in fit mode must agree with pair mode."""
+    rules = compile_scenario(
+        scen(Position(Role.OPENER, hcp=Range(11, 15), x=Range(0, 1), x_hcp=Range(0, 0), suits={Suit.S: Range(4)}))
+    ).seat_rules[0]
+    anything = SeatRule(hcp_hi=39)  # every hand, but not FREE: forces pair mode
+    always = (FitRule((0, 1, 2, 3), 4),)
+    rest = PairModel(PartRules((0, 2), (rules, FREE)))
+    fit = PairModel(PartRules((0, 2), (rules, FREE), always))
+    pair = PairModel(PartRules((0, 2), (rules, anything), always))
+    assert rest.rest and fit.fit_mode and not pair.rest
+    assert rest.count * comb(39, 13) == fit.count == pair.count
+    assert rest.probability == fit.probability == pair.probability
+    hearts9 = (FitRule((1,), 9),)
+    assert PairModel(PartRules((0, 2), (rules, FREE), hearts9)).count == PairModel(
+        PartRules((0, 2), (rules, anything), hearts9)
+    ).count
+
+
+def test_any_suit_fit_is_not_a_sum_over_suits():
+    """fit:8+ (some suit) must count each pair once, however many suits reach 8."""
+    any_fit = prob(scen(Position(Role.OPENER), fits=(Fit(8),)))
+    hearts = prob(scen(Position(Role.OPENER), fits=(Fit(8, suit=Suit.H),)))
+    assert any_fit < 4 * hearts  # the four suits are alike
+    assert hearts == Fraction(_lengths_sum_count(lambda a, b: a[:, 1] + b[:, 1] >= 8), PAIR_HANDS)
+    # complement: every suit at most 7 between the two hands
+    none = prob(scen(Position(Role.OPENER, suits={}), fits=()))
+    assert none == 1
+    by_lengths = Fraction(_lengths_sum_count(lambda a, b: (a + b).max(axis=1) >= 8), PAIR_HANDS)
+    assert any_fit == by_lengths
+
+
+@lru_cache
+def _all_length_vectors():
+    return [(s, h, d, 13 - s - h - d) for s in range(14) for h in range(14 - s) for d in range(14 - s - h)]
+
+
+def _lengths_sum_count(pred) -> int:
+    """Ordered pairs of hands whose length vectors (a, b) pass `pred` (vectorised over pairs;
+    each pair's weight prod C(13, a_k) C(13 - a_k, b_k) < 2**63, summed as Python ints)."""
+    vecs = np.array(_all_length_vectors())
+    a = np.repeat(vecs, len(vecs), axis=0)
+    b = np.tile(vecs, (len(vecs), 1))
+    ok = (a + b <= 13).all(axis=1)
+    a, b = a[ok], b[ok]
+    keep = pred(a, b)
+    a, b = a[keep], b[keep]
+    c = np.array([[comb(n, k) for k in range(14)] for n in range(14)], dtype=np.int64)
+    w = np.ones(len(a), dtype=np.int64)
+    for i in range(4):
+        w *= c[13, a[:, i]] * c[13 - a[:, i], b[:, i]]
+    return sum(w.tolist())
+
+
+def _single_hand_count(check, max_hcp: int = 40, min_len: tuple = (0, 0, 0, 0)) -> int:
+    """Hands whose (lengths, suit HCP) pass `check`, by enumerating per-suit holdings
+    (pruned by a total HCP cap and minimum lengths, which `check` must imply)."""
+    per_suit: dict = {}
+    for mask in range(16):
+        honours = bin(mask).count("1")
+        hcp = sum(v for r, v in enumerate((4, 3, 2, 1)) if mask >> r & 1)
+        for spots in range(10):
+            key = (honours + spots, hcp)
+            per_suit[key] = per_suit.get(key, 0) + comb(9, spots)
+    states = {((), ()): 1}
+    for suit in range(4):
+        nxt: dict = {}
+        for (ls, hs), w in states.items():
+            used, points = sum(ls), sum(hs)
+            for (l, h), c in per_suit.items():
+                if used + l <= 13 and points + h <= max_hcp and l >= min_len[suit]:
+                    key = (ls + (l,), hs + (h,))
+                    nxt[key] = nxt.get(key, 0) + w * c
+        states = nxt
+    return sum(w for (ls, hs), w in states.items() if sum(ls) == 13 and check(ls, hs))
+
+
+def test_single_hand_with_wildcard_and_suit_hcp_matches_enumeration():
+    def check(ls, hs):
+        if not 5 <= sum(hs) <= 10 or ls[1] < 6:
+            return False
+        # x:0-1 xhcp:0 among S, D, C (H is named)
+        return any(ls[k] <= 1 and hs[k] == 0 for k in (0, 2, 3))
+
+    sc = scen(Position(Role.OPENER, suits={Suit.H: Range(6)}, hcp=Range(5, 10), x=Range(0, 1), x_hcp=Range(0, 0)))
+    assert prob(sc) == Fraction(_single_hand_count(check, 10, (0, 6, 0, 0)), HANDS)
+
+
+@pytest.mark.slow
+def test_single_hand_with_shape_and_suit_hcp_matches_enumeration():
+    def check_shape(ls, hs):
+        from deals.predicate import shape_class
+
+        return shape_class(ls) is ShapeClass.TWO_SUITER and hs[0] >= 4 and 11 <= sum(hs) <= 15
+
+    sc = scen(Position(Role.OPP1, shape=ShapeClass.TWO_SUITER, suit_hcp={Suit.S: Range(4)}, hcp=Range(11, 15)))
+    assert prob(sc) == Fraction(_single_hand_count(check_shape, 15), HANDS)
+
+
+def test_major_fit_and_fit_suit_leaves_wildcard_candidates():
+    sc = scen(Position(Role.OPENER, x=Range(5)), fits=(Fit(8, suit_class=SuitClass.MAJOR),))
+    rules = compile_scenario(sc).seat_rules[0]
+    assert rules.wildcard is not None and rules.wildcard.candidates == (0, 1, 2, 3)
+    sc = scen(Position(Role.RESPONDER, x=Range(0, 1)), fits=(Fit(8, suit=Suit.H),))
+    assert compile_scenario(sc).seat_rules[2].wildcard.candidates == (0, 2, 3)
+
+
+def test_counts_are_consistent_with_monte_carlo():
+    """Exact probability vs plain uniform dealing, coded independently with numpy."""
+    sc = scen(
+        Position(Role.OPENER, suits={Suit.H: Range(5)}, hcp=Range(11, 21)),
+        Position(Role.RESPONDER, suits={Suit.H: Range(3)}, x=Range(0, 2), hcp=Range(6)),
+    )
+    exact = float(prob(sc))
+    gen = np.random.default_rng(20261129)
+    n = 200_000
+    seats = gen.permuted(np.tile(np.repeat(np.arange(4, dtype=np.int8), 13), (n, 1)), axis=1)
+    held = seats.reshape(n, 4, 13)
+    hcp_of_rank = np.array([4, 3, 2, 1] + [0] * 9)
+
+    def features(seat):
+        h = held == seat
+        return h.sum(axis=2), (h * hcp_of_rank).sum(axis=(1, 2))
+
+    ln, hn = features(0)
+    ls, hs = features(2)
+    ok = (ln[:, 1] >= 5) & (hn >= 11) & (hn <= 21) & (ls[:, 1] >= 3) & (hs >= 6)
+    ok &= (ls[:, [0, 2, 3]] <= 2).any(axis=1)
+    hits = int(ok.sum())
+    sd = (exact * (1 - exact) / n) ** 0.5
+    assert abs(hits / n - exact) < 4.5 * sd, (hits / n, exact)

@@ -1,0 +1,263 @@
+"""The nginx drop-in, on a real nginx (Debian's nginx-light): its own prefix and
+configuration in a temporary folder, loopback only, a non-daemon child of the test.
+
+Needs `nginx` installed (CI: `apt-get install -y --no-install-recommends nginx-light`);
+without it the tests are skipped, except under CI (CI=true) where that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+
+import mirror_fixture as mf
+from site_builder import nginx as dropin
+from site_builder.serve import make_server
+
+pytestmark = pytest.mark.slow
+
+
+def nginx_binary() -> str:
+    found = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
+    if found is None:
+        message = "nginx is not installed (apt-get install -y --no-install-recommends nginx-light)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+MAIN_CONF = """\
+daemon off;
+master_process off;
+worker_processes 1;
+{user}
+pid {prefix}/nginx.pid;
+error_log {prefix}/logs/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    {mime}
+    default_type application/octet-stream;
+    access_log {prefix}/logs/access.log;
+    client_body_temp_path {prefix}/tmp/body;
+    proxy_temp_path {prefix}/tmp/proxy;
+    fastcgi_temp_path {prefix}/tmp/fastcgi;
+    uwsgi_temp_path {prefix}/tmp/uwsgi;
+    scgi_temp_path {prefix}/tmp/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        server_name localhost;
+        root {mirror};
+        charset utf-8;
+        charset_types text/plain application/json;
+        include {snippet};
+        location / {{
+            index index.html;
+            try_files $uri $uri/ =404;
+        }}
+    }}
+}}
+"""
+
+
+@dataclass
+class Nginx:
+    url: str
+    prefix: Path
+    process: subprocess.Popen[bytes]
+
+    def error_log(self) -> str:
+        path = self.prefix / "logs" / "error.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def start_nginx(prefix: Path, mirror: Path, snippet_text: str) -> Nginx:
+    binary = nginx_binary()
+    for sub in ("logs", "tmp"):
+        (prefix / sub).mkdir(parents=True, exist_ok=True)
+    snippet = prefix / "bridgeshape.conf"
+    snippet.write_text(snippet_text, encoding="utf-8")
+    mime = "include /etc/nginx/mime.types;" if Path("/etc/nginx/mime.types").exists() else "types { text/html html; application/json json; }"
+    last_error = ""
+    for _attempt in range(3):
+        port = free_port()
+        conf = prefix / "nginx.conf"
+        conf.write_text(
+            MAIN_CONF.format(
+                # As root nginx would switch to `nobody`, who cannot read pytest's folders.
+                user="user root;" if os.geteuid() == 0 else "",
+                prefix=prefix,
+                mime=mime,
+                port=port,
+                mirror=mirror,
+                snippet=snippet,
+            ),
+            encoding="utf-8",
+        )
+        check = subprocess.run([binary, "-t", "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs/error.log")],
+                               capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0, f"nginx -t failed:\n{check.stderr}"
+        assert "[warn]" not in check.stderr, check.stderr  # e.g. an overflowing variables_hash
+        process = subprocess.Popen(
+            [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs/error.log")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    return Nginx(f"http://127.0.0.1:{port}", prefix, process)
+            except OSError:
+                time.sleep(0.05)
+        stop_nginx(process)
+        last_error = (prefix / "logs/error.log").read_text(errors="replace") if (prefix / "logs/error.log").exists() else ""
+    raise AssertionError(f"nginx did not start:\n{last_error}")
+
+
+def stop_nginx(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)  # fast shutdown
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+    if process.stderr:
+        process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return mf.build_mirror(tmp_path_factory.mktemp("nginx-mirror") / "out")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Iterator[Nginx]:
+    prefix = tmp_path_factory.mktemp("nginx-prefix")
+    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror))
+    try:
+        yield running
+    finally:
+        stop_nginx(running.process)
+
+
+def test_snippet_is_valid_for_stock_nginx(server: Nginx) -> None:
+    assert server.process.poll() is None
+
+
+@pytest.mark.parametrize("case", mf.api_cases(), ids=lambda c: c.name)
+def test_api_case(server: Nginx, mirror: Path, case: mf.Case) -> None:
+    assert mf.check_case(server.url, mirror, case) == []
+
+
+def test_requests_params_as_a_client_sends_them(server: Nginx, mirror: Path) -> None:
+    assert mf.check_client_titles(server.url, mirror) == []
+    # A missing title has no MediaWiki-API-Error header here (documented): only the body says it.
+    answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "title": "Senza vincoli"}, timeout=10)
+    assert answer.json() == mf.MISSINGTITLE
+
+
+def test_files_are_data_not_ssi(server: Nginx) -> None:
+    answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "title": "Etichette ostili", "format": "json"}, timeout=10)
+    assert '<!--# echo var="host" -->' in answer.json()["shapeconstraints"]["scenarios"][0]["label"]
+
+
+def test_error_header(server: Nginx) -> None:
+    answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "pageid": "424242"}, timeout=10)
+    assert answer.headers["MediaWiki-API-Error"] == "nosuchpageid"
+    answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get"}, timeout=10)
+    assert answer.headers["MediaWiki-API-Error"] == "missingparam"
+    answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "list"}, timeout=10)
+    assert "MediaWiki-API-Error" not in answer.headers
+
+
+def test_validate_needs_the_service(server: Nginx) -> None:
+    answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "validate", "dsl": "opener H:5+", "format": "json"}, timeout=10)
+    assert answer.json()["error"]["code"] == "moduledisabled"
+
+
+def test_static_files_fall_through(server: Nginx, mirror: Path) -> None:
+    for path, file in (("/", "index.html"), ("/index.html", "index.html"), ("/report/", "report/index.html"),
+                       ("/api/list.json", "api/list.json"), ("/deals/42.pbn", "deals/42.pbn"),
+                       ("/api/get/title/Perch%C3%A9%3F.json", "api/get/title/Perché?.json")):
+        answer = requests.get(server.url + path, timeout=10)
+        assert answer.status_code == 200, path
+        assert answer.content == (mirror / file).read_bytes(), path
+    assert requests.get(server.url + "/nope.html", timeout=10).status_code == 404
+    assert requests.get(server.url + "/__bridgeshape/title/Splinter.json", timeout=10).status_code == 404  # internal
+
+
+def test_symlink_flip_is_seen_at_once(tmp_path: Path) -> None:
+    """The build publishes by flipping a symlink: nginx must follow it on every request."""
+    first = mf.build_mirror(tmp_path / "v1")
+    second = mf.build_mirror(tmp_path / "v2", pages=(mf.Page(42, "Splinter", "opener H:6+"),))
+    published = tmp_path / "out"
+    published.symlink_to(first)
+    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published))
+    try:
+        params = {"action": "bridgeshape", "shapeaction": "get", "title": "Splinter"}
+        assert requests.get(running.url + "/api.php", params=params, timeout=10).json() == mf.page_document(mf.PAGES[0])
+        flip = tmp_path / "out.new"
+        flip.symlink_to(second)
+        os.replace(flip, published)
+        assert requests.get(running.url + "/api.php", params=params, timeout=10).json()["shapeconstraints"]["raw"] == "opener H:6+"
+        params["title"] = "Stayman"
+        assert requests.get(running.url + "/api.php", params=params, timeout=10).json() == mf.MISSINGTITLE
+    finally:
+        stop_nginx(running.process)
+
+
+def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
+    live = make_server(mirror, "127.0.0.1", 0)
+    thread = threading.Thread(target=live.serve_forever, daemon=True)
+    thread.start()
+    try:
+        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url))
+        try:
+            params = {"action": "bridgeshape", "shapeaction": "validate", "dsl": " opener H:5+ hcp:12-21 ", "format": "json"}
+            answer = requests.get(running.url + "/api.php", params=params, timeout=10)
+            assert answer.json()["validate"]["valid"] is True
+            assert answer.json()["validate"]["raw"] == "opener H:5+ hcp:12-21"
+            params["dsl"] = "opener H:5+ hcp:40"
+            assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+            assert requests.get(running.url + "/api.php", params=params, timeout=10).json()["validate"]["valid"] is False
+        finally:
+            stop_nginx(running.process)
+    finally:
+        live.shutdown()
+        live.server_close()
+
+
+def test_snippet_refuses_unusable_paths() -> None:
+    with pytest.raises(ValueError):
+        dropin.render_snippet("/srv/$mirror")
+    with pytest.raises(ValueError):
+        dropin.render_snippet("/srv/mirror", validate_upstream="127.0.0.1:8080")
+
+
+def test_nothing_went_wrong_in_nginx(server: Nginx) -> None:
+    """Runs after the module's requests: a missing page is an answer, not a logged error,
+    and no request made nginx see an unsafe URI or fail otherwise."""
+    requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "title": "Non esiste"}, timeout=10)
+    requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "pageid": "999"}, timeout=10)
+    problems = [line for line in server.error_log().splitlines() if any(f"[{level}]" in line for level in ("error", "crit", "alert", "emerg"))]
+    assert problems == []
