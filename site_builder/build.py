@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -28,6 +29,7 @@ from .diagrams import hands
 from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
 from .history import History
 from .html import highlight, render
+from .nginx import render_snippet
 from .publish import publish
 from .sampling import pbn_file, sample_scenario
 from .wiki_links import WikiLinks
@@ -171,6 +173,8 @@ def render_files(
         files[layout.convention_html(a.page.page_id)] = render(
             "convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value]
         )
+    # The nginx drop-in for the extension's api.php URLs, for this very output folder.
+    files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     files.update(_schemas())
     return files

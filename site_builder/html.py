@@ -9,7 +9,6 @@ from typing import Any
 
 import jinja2
 
-from dsl.render import error_json  # noqa: F401  (re-exported for templates' callers)
 
 
 @functools.cache

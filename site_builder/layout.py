@@ -11,6 +11,8 @@ REPORT_JSON = PurePosixPath("report/report.json")
 REPORT_HTML = PurePosixPath("report/index.html")
 INDEX_HTML = PurePosixPath("index.html")
 SCHEMA_DIR = PurePosixPath("api/schema")
+#: The nginx snippet that answers api.php URLs from this mirror (include it in a server {}).
+NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
 
 #: The longest file name most file systems take, in bytes.
 NAME_MAX = 255

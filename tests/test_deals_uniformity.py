@@ -96,6 +96,9 @@ def statistics(owner: np.ndarray, wildcard_seat: int, candidates, x_ok, xh_ok) -
         "N hearts": ln[:, 0, 1],
         "S spades": ln[:, 2, 0],
         "E clubs": ln[:, 1, 3],
+        "W diamonds": ln[:, 3, 2],
+        "hcp W": hcp[:, 3],
+        "longest E+W": (ln[:, 1] + ln[:, 3]).max(axis=1),
         "N pattern": np.sort(ln[:, 0], axis=1) @ np.array([1, 14, 196, 2744]),
         "SA holder": owner[:, 0],
         "HK holder": owner[:, 14],
@@ -130,6 +133,15 @@ CASES = [
         & (ln[:, 1] >= 5).any(axis=1),
         (0, (0, 1, 2, 3), lambda l: l >= 5, lambda h: h >= 0),
     ),
+    # one seat and a fit of its partnership (the partner free): "fit mode"
+    (
+        "opp1 hcp:6-12 x:5+; opp2 fit:8+",
+        lambda ln, hc: (hc[:, 1].sum(1) >= 6)
+        & (hc[:, 1].sum(1) <= 12)
+        & (ln[:, 1] >= 5).any(axis=1)
+        & ((ln[:, 1] + ln[:, 3]) >= 8).any(axis=1),
+        (1, (0, 1, 2, 3), lambda l: l >= 5, lambda h: h >= 0),
+    ),
     # one seat: shape class and suit HCP
     (
         "responder shape:balanced hcp:10-15 Shcp:3+",
@@ -144,7 +156,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("text, accept, wildcard", CASES, ids=["pair-fit-xhcp", "both-pairs", "balanced"])
+@pytest.mark.parametrize("text, accept, wildcard", CASES, ids=["pair-fit-xhcp", "both-pairs", "seat-and-fit", "balanced"])
 def test_uniform_against_rejection(text, accept, wildcard):
     n = 4000
     mine = ours(text, n, seed=20261129)

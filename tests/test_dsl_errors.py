@@ -82,7 +82,7 @@ def test_all_errors_of_a_string_are_reported_in_one_pass_in_order():
     assert [scenario for _, scenario, *_ in found] == [1, 1, 1, 2, 2, 2, 3]
     offsets = [offset for _, _, offset, _ in found]
     assert offsets == sorted(offsets)
-    for code, _, offset, token in found:
+    for _code, _, offset, token in found:
         assert raw[offset : offset + len(token)] == token
 
 
