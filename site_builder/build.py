@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -31,10 +33,13 @@ from .history import History
 from .html import highlight, render
 from .nginx import render_snippet
 from .publish import publish
-from .sampling import pbn_file, sample_scenario
+from .sampling import pbn_file, sample_job
 from .wiki_links import WikiLinks
 
 log = logging.getLogger(__name__)
+
+#: Below this many scenarios to deal, starting worker processes costs more than it saves.
+PARALLEL_FROM = 16
 
 PROBLEM_TEXT = {
     Problem.NO_TEMPLATE.value: "listed as using the template, but the template is not in the page text",
@@ -102,26 +107,38 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
 def _deals(
     analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport
 ) -> tuple[dict[int, list[dict[str, Any]]], dict[tuple[int, int, int, int, int], str]]:
-    deals: dict[int, list[dict[str, Any]]] = {}
+    """Every served scenario's deals document: from the state file when this revision, count
+    and seed were dealt before, else drawn now (in worker processes when there are many)."""
     used: dict[tuple[int, int, int, int, int], str] = {}
+    jobs: dict[tuple[int, int, int, int, int], tuple[str, int, int, int, int, int]] = {}
     for a in analyses:
-        if not a.scenarios or a.served_revid is None:
+        if not a.scenarios or a.served_revid is None or a.served_raw is None:
             continue
-        docs = []
-        for index, scenario in enumerate(a.scenarios, start=1):
+        for index in range(1, len(a.scenarios) + 1):
             key = (a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             cached = history.cached_deals(*key)
             if cached is None:
-                doc = sample_scenario(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
-                cached = json.dumps(doc, ensure_ascii=False)
-                report.deals_drawn += 1
+                jobs[key] = (a.served_raw, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             else:
-                doc = json.loads(cached)
-                report.deals_reused += 1
-            used[key] = cached
-            docs.append(doc)
-        deals[a.page.page_id] = docs
+                used[key] = cached
+    report.deals_reused = len(used)
+    report.deals_drawn = len(jobs)
+    used.update(zip(jobs, _run_jobs(list(jobs.values()))))
+    deals: dict[int, list[dict[str, Any]]] = {}
+    for key in sorted(used):
+        deals.setdefault(key[0], []).append(json.loads(used[key]))
     return deals, used
+
+
+def _run_jobs(jobs: list[tuple[str, int, int, int, int, int]]) -> list[str]:
+    # Each job is seeded on its own, so the result is the same however the jobs are spread.
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(jobs) < PARALLEL_FROM:
+        return [sample_job(job) for job in jobs]
+    # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
 
 
 def _schemas() -> dict[PurePosixPath, bytes]:

@@ -32,6 +32,18 @@ def sample_scenario(scenario: Scenario, page_id: int, revid: int, index: int, co
     return {**base, "deals": [{"pbn": pbn} for pbn in deals], **probability}
 
 
+def sample_job(job: tuple[str, int, int, int, int, int]) -> str:
+    """`sample_scenario` for (raw DSL, pageId, revid, index, count, seed), as JSON text: what a
+    worker process runs (plain values in and out, so nothing unpicklable crosses over)."""
+    import json
+
+    import dsl
+
+    raw, page_id, revid, index, count, seed = job
+    scenario = dsl.parse_scenarios(raw)[index - 1]
+    return json.dumps(sample_scenario(scenario, page_id, revid, index, count, seed), ensure_ascii=False)
+
+
 def pbn_file(title: str, scenarios: list[dict[str, Any]]) -> str:
     """The page's deals as a PBN 2.1 export file; each scenario's label in a comment."""
     from deals.pbn import PbnExportWriter

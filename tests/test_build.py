@@ -219,3 +219,27 @@ def test_everything_from_the_wiki_is_escaped(mirror):
         assert "<script>" not in html and "<b>bold" not in html
         assert "&lt;b&gt;bold&lt;/b&gt;" in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "report/index.html").read_text(encoding="utf-8")
+
+
+def test_deals_are_the_same_whether_dealt_in_parallel_or_not(sample_state_copy, monkeypatch):
+    import site_builder.build as build_module
+
+    state, tmp = sample_state_copy
+    parallel = build(state, BuildSettings(out=tmp / "a", deals=2))
+    assert parallel.deals_drawn >= build_module.PARALLEL_FROM
+    with StateStore(state) as store:
+        store.connection.execute("DELETE FROM build_deals")
+    monkeypatch.setattr(build_module, "PARALLEL_FROM", 10**9)
+    build(state, BuildSettings(out=tmp / "b", deals=2))
+    a, b = files_of(tmp / "a"), files_of(tmp / "b")
+    a.pop(".manifest.json"), b.pop(".manifest.json")
+    a.pop("nginx/bridgeshape-api.conf"), b.pop("nginx/bridgeshape-api.conf")
+    assert a == b
+
+
+@pytest.fixture
+def sample_state_copy(tmp_path):
+    state = tmp_path / "state.sqlite"
+    with StateStore(state) as store:
+        sync_from_dump(SAMPLE, store, SyncSettings())
+    return state, tmp_path
