@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dsl.format import format_range
 from dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass, Suit
 
 SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
@@ -22,12 +23,8 @@ SHAPE_WORDS = {
 }
 
 
-def amount(rng: Range) -> str:
-    if rng.max is None:
-        return f"{rng.min}+"
-    if rng.min == rng.max:
-        return str(rng.min)
-    return f"{rng.min}-{rng.max}"
+#: "5+", "0-1", "3": the DSL's own way of writing a range reads well in prose too.
+amount = format_range
 
 
 def _suit_hcp(suit_name: str, rng: Range) -> str:

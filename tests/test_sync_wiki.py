@@ -41,7 +41,7 @@ from sync.syncer import ApiSync, SyncSettings
 try:
     from wiki_server import WikiServer, ensure_installed, is_installed
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import WikiServer, ensure_installed, is_installed  # type: ignore[no-redef]
+    from tests.wiki_server import WikiServer  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.slow
 
@@ -141,22 +141,8 @@ class Row(NamedTuple):
 # --------------------------------------------------------------------------- fixtures
 
 
-def _require_mediawiki() -> None:
-    if is_installed():
-        return
-    if os.environ.get("BSM_MEDIAWIKI_AUTO_INSTALL") == "1":
-        ensure_installed()
-        return
-    pytest.fail(
-        "MediaWiki for the harness is not installed: run `bash scripts/mediawiki/install-deps.sh` "
-        "(or set BSM_MEDIAWIKI_AUTO_INSTALL=1)",
-        pytrace=False,
-    )
-
-
 @pytest.fixture(scope="module")
-def wiki(tmp_path_factory):
-    _require_mediawiki()
+def wiki(tmp_path_factory, mediawiki_installed):
     server = WikiServer(tmp_path_factory.mktemp("sync-wiki"))
     server.start()
     try:

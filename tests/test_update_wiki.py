@@ -15,9 +15,9 @@ from bridgeshape_mirror.exit_codes import ExitCode
 from site_builder.publish import current_version
 
 try:
-    from wiki_server import WikiServer, is_installed
+    from wiki_server import WikiServer
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import WikiServer, is_installed  # type: ignore[no-redef]
+    from tests.wiki_server import WikiServer  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.slow
 
@@ -36,9 +36,7 @@ def text(dsl_value: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def wiki():
-    if not is_installed():
-        pytest.fail("MediaWiki is not installed: run bash scripts/mediawiki/install-deps.sh")
+def wiki(mediawiki_installed):
     with WikiServer().start() as server:
         server.admin.edit("Template:Convenzione", "<code>{{{shape_constraints|}}}</code>")
         for title, value in PAGES.items():

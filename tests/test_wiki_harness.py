@@ -20,8 +20,6 @@ try:
         ApiError,
         WikiServer,
         WikiStartError,
-        ensure_installed,
-        is_installed,
     )
 except ImportError:  # tests/ imported as a package
     from tests.wiki_server import (  # type: ignore[no-redef]
@@ -29,8 +27,6 @@ except ImportError:  # tests/ imported as a package
         ApiError,
         WikiServer,
         WikiStartError,
-        ensure_installed,
-        is_installed,
     )
 
 pytestmark = pytest.mark.slow
@@ -53,22 +49,8 @@ def page_text(nome: str, constraints: str) -> str:
     )
 
 
-def _require_mediawiki() -> None:
-    if is_installed():
-        return
-    if os.environ.get("BSM_MEDIAWIKI_AUTO_INSTALL") == "1":
-        ensure_installed()
-        return
-    pytest.fail(
-        "MediaWiki for the harness is not installed: run `bash scripts/mediawiki/install-deps.sh` "
-        "(or set BSM_MEDIAWIKI_AUTO_INSTALL=1)",
-        pytrace=False,
-    )
-
-
 @pytest.fixture(scope="module")
-def wiki(tmp_path_factory):
-    _require_mediawiki()
+def wiki(tmp_path_factory, mediawiki_installed):
     server = WikiServer(tmp_path_factory.mktemp("wiki-state"))
     server.start()
     try:
@@ -341,8 +323,7 @@ def test_import_xml(wiki, conventions, tmp_path):
     assert recentchanges(wiki, rctitle="Importata")
 
 
-def test_start_failure_reports_php_log(tmp_path):
-    _require_mediawiki()
+def test_start_failure_reports_php_log(tmp_path, mediawiki_installed):
     state = tmp_path / "broken"
     with WikiServer(state) as server:
         assert server.admin.page_id("Main Page") is not None
@@ -359,8 +340,7 @@ def test_start_failure_reports_php_log(tmp_path):
         assert server.admin.page_id("Main Page") is not None
 
 
-def test_wiki_sh_by_hand(tmp_path):
-    _require_mediawiki()
+def test_wiki_sh_by_hand(tmp_path, mediawiki_installed):
     state = tmp_path / "byhand"
 
     # BSM_WIKI_PARENT_PID: the server goes away with this process even if the test dies.
