@@ -39,7 +39,7 @@ from sync.store import StateStore
 from sync.syncer import ApiSync, SyncSettings
 
 try:
-    from wiki_server import WikiServer, ensure_installed, is_installed
+    from wiki_server import WikiServer
 except ImportError:  # tests/ imported as a package
     from tests.wiki_server import WikiServer  # type: ignore[no-redef]
 
