@@ -12,6 +12,10 @@ Modules, smallest first:
   `sampler`'s docstring;
 - `predicate`: an independent checker of a deal against a Scenario, for tests and callers;
 - `output`: streaming JSON and PBN writers used by `bridgeshape-mirror deals`;
+- `crossing`: exact counts across partnerships (two seats with HCP rules at most);
+  `cache`: those counts remembered on disk;
+- `probability`: exact or estimated probabilities; `feasibility`: emptiness proofs across
+  the four seats;
 - `errors`: `Unsatisfiable`, `TooRare`; `blas`: keeps numpy's BLAS single-threaded.
 
 `deal_scenario(scenario, count, rng)` is the short way to get a list of `Deal`s;

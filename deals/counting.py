@@ -11,17 +11,24 @@
    the per-suit HCP rules). The HCP totals couple the suits, so the count is a sum over a 2-D
    convolution: meet in the middle, P12 = J_S * J_H (a 21x21 table of HCP pairs), P34 = J_D *
    J_C; the count is sum over (u, v) of P12[u, v] * R34[u, v], where R34[u, v] sums P34 over
-   the rectangle of HCP totals that (u, v) still allows (2-D prefix sums). Half-suit tables
-   are shared by all pairs of vectors with the same half.
+   the rectangle of HCP totals that (u, v) still allows. Half-suit tables are shared by all
+   pairs of vectors with the same half; the dot products are grouped into matrix products.
 3. A wildcard with an HCP condition (`xhcp`) is a disjunction over the candidate suits of
    the right length, which adding per-suit counts would overcount; it is counted by
    inclusion-exclusion instead: all - (no qualifying suit has its HCP in range), with the
    complement expressed as a per-suit mask. With two such seats, four signed terms.
 
-Every per-pair count is at most the number of ways to hold those lengths, under 4.3e18, so
-it fits in int64; sums over pairs are Python ints. The sampler draws from the *superset*
-weights (step 3 left out) and rejects the deals whose wildcard HCP fails, restarting the
-whole deal, which keeps it exact.
+Modes: a seat b without rules is not enumerated ("rest mode": b stands for the other 39
+cards, so the work is that of single hands); with fits too ("fit mode"), each length vector
+L of a is weighted by Z(L) = ways for b to take lengths that complete the fits, a
+hypergeometric sum. A partnership with no fit and a free seat counts hands of one seat.
+
+Exactness: every per-pair count is at most the number of ways to hold those lengths, under
+4.3e18, so it fits in int64; sums over pairs are Python ints. The convolutions and products
+run in float64 BLAS on integers kept small enough that every partial sum is below 2**53
+(entries split in 17-bit limbs where needed), so they are exact whatever the summation order;
+results are rounded back to int64. The sampler draws from the *superset* weights (step 3
+left out) and rejects the deals whose wildcard HCP fails, restarting the whole deal.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from .rules import PartRules, SeatRule
 from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors
 
 _CHUNK = 16384
+_BLOCK = 256  # rows of a block product: bounds its temporaries (a few MB)
 
 
 # Index maps of the 2-D convolution as a linear map: conv(X, Y)_flat = T_X @ Y_flat, where
@@ -64,13 +72,17 @@ def rectangle_operators(lo_a: int, hi_a: int, lo_b: int, hi_b: int) -> tuple[np.
 
 def rectangle_sums(p: np.ndarray, rect: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """`(n, 441)` int64 tables (entries < 2**34) -> their rectangle sums, exactly (float64
-    sums of at most 441 entries stay below 2**43)."""
+    sums of at most 441 entries stay below 2**43). In blocks, to bound the temporaries."""
     ra, rb = rect
-    n = p.shape[0]
-    t = p.reshape(n, 21, 21).astype(np.float64)
-    t = (ra @ t.transpose(1, 0, 2).reshape(21, n * 21)).reshape(21, n, 21).transpose(1, 0, 2)
-    t = t.reshape(n * 21, 21) @ rb.T
-    return np.rint(t).astype(np.int64).reshape(n, 441)
+    out = np.empty_like(p)
+    for s in range(0, p.shape[0], 512):
+        block = p[s : s + 512]
+        n = block.shape[0]
+        t = block.reshape(n, 21, 21).astype(np.float64)
+        t = (ra @ t.transpose(1, 0, 2).reshape(21, n * 21)).reshape(21, n, 21).transpose(1, 0, 2)
+        t = t.reshape(n * 21, 21) @ rb.T
+        out[s : s + n] = np.rint(t).astype(np.int64).reshape(n, 441)
+    return out
 
 
 def half_tables(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndarray):
@@ -92,17 +104,27 @@ def half_tables(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.nd
 _LIMB = 17
 
 
-def exact_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """`x @ y.T` for non-negative int64 matrices with entries below 2**34 and k <= 441
-    columns, exactly, with float64 BLAS: each entry is split in two 17-bit limbs, so every
-    partial sum stays below 2**53 and is exact whatever the summation order."""
-    if x.size and (x.max() >= 1 << 34 or y.max() >= 1 << 34 or x.shape[1] > 441):
+def limbs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The right-hand operand of `exact_matmul`, split once: (high, low, [low | high])."""
+    if y.size and y.max() >= 1 << 34:
         raise OverflowError("exact_matmul: entries too large for the two-limb split")
     mask = (1 << _LIMB) - 1
-    xh, xl = (x >> _LIMB).astype(np.float64), (x & mask).astype(np.float64)
     yh, yl = (y >> _LIMB).astype(np.float64), (y & mask).astype(np.float64)
+    return yh, yl, np.concatenate([yl, yh], axis=1)
+
+
+def exact_matmul(x: np.ndarray, y) -> np.ndarray:
+    """`x @ y.T` for non-negative int64 matrices with entries below 2**34 and k <= 441
+    columns, exactly, with float64 BLAS: each entry is split in two 17-bit limbs, so every
+    partial sum stays below 2**53 and is exact whatever the summation order. `y` may be
+    given already split by `limbs`."""
+    if x.size and (x.max() >= 1 << 34 or x.shape[1] > 441):
+        raise OverflowError("exact_matmul: entries too large for the two-limb split")
+    yh, yl, ycat = limbs(y) if isinstance(y, np.ndarray) else y
+    mask = (1 << _LIMB) - 1
+    xh, xl = (x >> _LIMB).astype(np.float64), (x & mask).astype(np.float64)
     hh = (xh @ yh.T).astype(np.int64)
-    mid = (np.concatenate([xh, xl], axis=1) @ np.concatenate([yl, yh], axis=1).T).astype(np.int64)
+    mid = (np.concatenate([xh, xl], axis=1) @ ycat.T).astype(np.int64)
     ll = (xl @ yl.T).astype(np.int64)
     return (hh << (2 * _LIMB)) + (mid << _LIMB) + ll
 
@@ -119,9 +141,10 @@ def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndar
         r12, p12 = np.unique(i12[rows], return_inverse=True)
         r34, p34 = np.unique(i34[rows], return_inverse=True)
         if r12.size * r34.size <= 8 * rows.size:
-            for s in range(0, r12.size, 2048):
-                block = exact_matmul(f12[r12[s : s + 2048]], f34[r34])
-                sel = (p12 >= s) & (p12 < s + 2048)
+            right = limbs(f34[r34])
+            for s in range(0, r12.size, _BLOCK):
+                block = exact_matmul(f12[r12[s : s + _BLOCK]], right)
+                sel = (p12 >= s) & (p12 < s + _BLOCK)
                 out[rows[sel]] = block[p12[sel] - s, p34[sel]]
         else:  # sparse: dot products one pair at a time, in chunks
             for s in range(0, rows.size, _CHUNK):
@@ -168,7 +191,10 @@ def length_pairs(part: PartRules) -> int:
 class PairModel:
     """Exact count of a partnership's satisfying hand pairs, and the tables to draw them."""
 
-    def __init__(self, part: PartRules):
+    def __init__(self, part: PartRules, force_pair: bool = False, count_only: bool = False):
+        """`force_pair`: enumerate pairs of length vectors even when seat b has no rule (the
+        cross-partnership counts need the count of every pair). `count_only`: drop the
+        tables only the sampler needs, once counted (they are the bulk of the memory)."""
         single_threaded_blas()
         self.part = part
         ra, rb = part.rules
@@ -177,7 +203,7 @@ class PairModel:
             ra, rb, sa, sb = rb, ra, sb, sa
         #: Rest mode: seat b has no rule. Then "seat b" stands for the other 39 cards together
         #: (lengths 13 - a_k) and the HCP work is done on single hands of a.
-        self.rest = rb.is_free
+        self.rest = rb.is_free and not force_pair
         #: Fit mode: rest mode plus fits. Seat b's hand then matters only through its lengths,
         #: so each length vector L of a is weighted by Z(L), the ways for b to take lengths
         #: from the 39 cards left that complete the fits (a hypergeometric sum).
@@ -201,7 +227,7 @@ class PairModel:
 
         # Superset weights (wildcard HCP left out): drop pairs of vectors that weigh nothing.
         zero = np.zeros((len(la), 4), dtype=np.int64)
-        w, k12, k34, p12, p34, r34 = self._term(variants, la, lb, zero, with_p34=True)
+        w, k12, k34, p12, p34, r34 = self._term(variants, la, lb, zero, with_p34=not count_only)
         keep = w > 0
         self.la, self.lb, self.weights = la[keep], lb[keep], w[keep]
         self.idx12, self.idx34 = k12[keep], k34[keep]
@@ -213,6 +239,9 @@ class PairModel:
 
         # Exact count: inclusion-exclusion over the seats whose wildcard has an HCP condition.
         total = self.superset_count
+        #: Exact count per kept pair of length vectors (fit mode: before the Z(L) weights).
+        #: Partial sums stay within +-2 * 4.3e18, inside int64.
+        self.exact_weights = self.weights.copy()
         qa = ra.wildcard_lengths(self.la) if ra.hcp_wildcard else None
         qb = rb.wildcard_lengths(self.lb) if rb.hcp_wildcard else None
         for use_a, use_b in product((False, True), repeat=2):
@@ -226,7 +255,10 @@ class PairModel:
             term = self._term(variants, self.la, self.lb, v)[0]
             sign = -1 if (use_a + use_b) % 2 else 1
             total += sign * sum(t * z for t, z in zip(term.tolist(), scale))
+            self.exact_weights += sign * term
         self.count = total
+        if count_only:
+            self.p12 = self.p34 = self.r34 = self.suit_tables = None
 
     def _fit_tables(self, fits) -> None:
         """Fit mode: for each kept length vector of a, the cumulative weights of b's length
@@ -260,6 +292,8 @@ class PairModel:
         f12 = self._half(variants, u12, 0)
         p34 = self._half(variants, u34, 2)
         r34 = rectangle_sums(p34, self.rect)
+        if not with_p34:
+            p34 = None  # only the sampler needs it: free it before the products
         group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
         out = grouped_dots(f12, r34, i12.ravel(), i34.ravel(), group) if n else np.zeros(0, dtype=np.int64)
         return out, i12.ravel(), i34.ravel(), f12, p34, r34

@@ -17,6 +17,13 @@ Steps, each an exact draw from integer weights:
 5. its split between suits 3 and 4;
 6. per suit, the honour split (which honours each seat holds), weight = ways to add spots;
 7. per suit, the spot cards, by a uniform permutation of the nine spots.
+
+Rest mode (seat b has no rule): b's HCP are the rest of each suit's 10, so steps 2-5 run on
+the diagonals (21 or 11 choices instead of 441 or 66) and b's cards stay -1. Fit mode (rest
+mode plus fits): step 1 is followed by an exact Bernoulli(Z(L) / max Z) that weights a's
+length vector L by Z(L), the ways for b to complete the fits; after step 7, b's length
+vector is drawn with weights C(13 - a_k, b_k) among those completing the fits, and b's
+cards uniformly among the cards a does not hold, suit by suit.
 """
 
 from __future__ import annotations
@@ -26,10 +33,6 @@ import numpy as np
 from .counting import PairModel
 from .rng import Rng
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
-
-_SPLIT_I = np.arange(11)[None, :, None]
-_SPLIT_J = np.arange(11)[None, None, :]
-
 
 def _split_options():
     """`[a, b, ha, hb, 2]`: the (at most two) honour splits giving HCP (ha, hb), and their
@@ -77,6 +80,10 @@ def _prepare(model: PairModel) -> dict:
         "hcp_a": (ra.hcp_lo, ra.hcp_hi),
         "hcp_b": (rb.hcp_lo, rb.hcp_hi),
     }
+    if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
+        cache["p12d"] = np.ascontiguousarray(cache["p12"][:, _DIAG])
+        cache["r34d"] = np.ascontiguousarray(cache["r34"][:, _DIAG])
+        cache["p34d"] = np.ascontiguousarray(model.p34[:, _DIAG])
     model._draw_cache = cache  # type: ignore[attr-defined]
     return cache
 
@@ -215,14 +222,14 @@ def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray
 def _hcp_rest(model: PairModel, c: dict, rng: Rng, idx, la, lb):
     """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest)."""
     uniq, inv = np.unique(idx, return_inverse=True)
-    w = c["p12"][model.idx12[uniq]][:, _DIAG] * c["r34"][model.idx34[uniq]][:, _DIAG]
+    w = c["p12d"][model.idx12[uniq]] * c["r34d"][model.idx34[uniq]]
     u = search_blocks(np.cumsum(w, axis=1).ravel(), inv * 21, 21, rng.below(model.weights[idx]))
     flat = c["padded"]
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
     lo_a, hi_a = c["hcp_a"]
     total = u[:, None] + _G21[None, :]
-    xw = c["p34"][model.idx34[idx]][:, _DIAG] * ((total >= lo_a) & (total <= hi_a))
+    xw = c["p34d"][model.idx34[idx]] * ((total >= lo_a) & (total <= hi_a))
     xs = rng.choose_rows(xw)
     h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
     ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)

@@ -22,11 +22,13 @@ are exactly uniform.
   rest mode), a Fraction; rejection happens only for wildcard HCP, at a rate the counts give.
 - Both partnerships constrained (the take-out double and overcall examples): every
   constrained seat is counted alone, and a partnership as a whole when that is cheap (one
-  seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the candidate
-  with the smallest exact probability (fewest rejections). The probability is *estimated*:
-  P(S') (exact) times the acceptance rate, with a 95% Wilson interval, on at least
-  `MIN_ESTIMATE_DRAWS` draws. Not exact: the partnerships interact through which cards each
-  leaves to the other, which per-partnership counts do not see.
+  seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the
+  candidate with the smallest exact probability (fewest rejections), the rest is checked by
+  rejection. The probability is exact when at most two seats have HCP rules and the other
+  two at most per-suit length ranges (`deals.crossing`, e.g. the overcall examples; cached
+  on disk by `deals.cache`). Otherwise (three or more seats with HCP rules, e.g. the take-out
+  double examples) it is *estimated*: P(S') (exact) times the acceptance rate, with a 95%
+  Wilson interval, on at least `MIN_ESTIMATE_DRAWS` draws.
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -42,9 +44,7 @@ caller can stream 100,000 deals in bounded memory.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -53,9 +53,12 @@ from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
+from .feasibility import joint_contradiction, why_empty
 from .part_sampler import draw_part
+from .probability import Probability, wilson
 from .rng import Rng
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
+from .tables import ALL_DEALS
 
 BATCH = 16384
 MIN_ESTIMATE_DRAWS = 20_000
@@ -63,45 +66,6 @@ MAX_EMPTY_DRAWS = 2_000_000
 PROVE_AFTER_DRAWS = 100_000
 SMALL_PARTNERSHIP = 40_000
 _HCP = np.array([4, 3, 2, 1] + [0] * 9, dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class Probability:
-    """The share of all deals that satisfy a scenario: exact (`fraction`) or estimated
-    (`value` with a 95% interval [`low`, `high`] from `draws` draws)."""
-
-    value: float
-    fraction: Fraction | None = None
-    low: float | None = None
-    high: float | None = None
-    draws: int = 0
-
-    @property
-    def exact(self) -> bool:
-        return self.fraction is not None
-
-    @classmethod
-    def of(cls, fraction: Fraction) -> Probability:
-        return cls(float(fraction), fraction, float(fraction), float(fraction))
-
-    def to_json(self) -> dict:
-        out: dict = {"value": self.value, "exact": self.exact}
-        if self.fraction is not None:
-            out["fraction"] = f"{self.fraction.numerator}/{self.fraction.denominator}"
-        else:
-            out["ci95"] = [self.low, self.high]
-            out["draws"] = self.draws
-        return out
-
-
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -179,15 +143,16 @@ class ScenarioSampler:
             self.models = [PairModel(p) for p in parts]
             for part, model in zip(parts, self.models):
                 if model.count == 0:
-                    raise Unsatisfiable(_why_empty(part))
+                    raise Unsatisfiable(why_empty(part))
             self.probability = Probability.of(self.models[0].probability if self.models else Fraction(1))
             if self.models:
                 self.core = self.models[0]
                 if any(r.hcp_wildcard for r in self.core.rules):
                     self.checked = (self.core.part,)
             return
-        # Both partnerships constrained: the probability will be estimated. Count every
-        # constrained seat alone (cheap), and whole partnerships when they are small.
+        # Both partnerships constrained. Count every constrained seat alone (cheap), and whole
+        # partnerships when that is cheap; the probability is exact when `deals.crossing`
+        # covers the scenario, estimated otherwise.
         candidates = []
         for part in parts:
             for seat, rule in zip(part.seats, part.rules):
@@ -195,9 +160,9 @@ class ScenarioSampler:
                     continue
                 alone = PairModel(PartRules((seat, _partner(seat)), (rule, FREE)))
                 if alone.count == 0:
-                    raise Unsatisfiable(_why_empty(PartRules((seat, _partner(seat)), (rule, FREE))))
+                    raise Unsatisfiable(why_empty(PartRules((seat, _partner(seat)), (rule, FREE))))
                 candidates.append(alone)
-        reason = _joint_contradiction(self.compiled)
+        reason = joint_contradiction(self.compiled)
         if reason:
             raise Unsatisfiable(reason)
         for part in parts:
@@ -206,7 +171,7 @@ class ScenarioSampler:
             if any(r.is_free for r in part.rules) or length_pairs(part) <= SMALL_PARTNERSHIP:
                 model = PairModel(part)
                 if model.count == 0:
-                    raise Unsatisfiable(_why_empty(part))
+                    raise Unsatisfiable(why_empty(part))
                 self.models.append(model)
                 candidates.append(model)
             else:
@@ -214,6 +179,13 @@ class ScenarioSampler:
         # The core is the rarest exactly drawable superset: the fewest deals to reject.
         self.core = min(candidates, key=lambda m: m.superset_probability)
         self.checked = parts
+        # Exact after all when at most two seats have HCP rules (`deals.crossing`).
+        count = exact_cross_count(self.compiled)
+        if count == 0:
+            raise Unsatisfiable("no deal satisfies the constraints of both partnerships together")
+        if count is not None:
+            self.probability = Probability.of(Fraction(count, ALL_DEALS))
+            self._unproven = []
 
     @property
     def exact(self) -> bool:
@@ -237,8 +209,8 @@ class ScenarioSampler:
             return 1.0
         if self._drawn >= 1000:
             return max(self._accepted, 1) / self._drawn
-        if self.exact:
-            return self.core.count / self.core.superset_count
+        if self.probability is not None and self.probability.fraction is not None:
+            return max(float(self.probability.fraction / self.core.superset_probability), 1e-9)
         return 0.05
 
     def _prove_or_give_up(self) -> None:
@@ -248,7 +220,7 @@ class ScenarioSampler:
             part = self._unproven.pop()
             model = PairModel(part)
             if model.count == 0:
-                raise Unsatisfiable(_why_empty(part))
+                raise Unsatisfiable(why_empty(part))
             self.models.append(model)
         if self._drawn >= MAX_EMPTY_DRAWS:
             raise TooRare(self._drawn, self._upper_bound())
@@ -274,15 +246,15 @@ class ScenarioSampler:
         assert self.core is not None
         return float(self.core.superset_probability) * wilson(self._accepted, self._drawn)[1]
 
-    def estimate_probability(self, rng: Rng) -> Probability:
+    def estimate_probability(self, rng: Rng, min_draws: int = MIN_ESTIMATE_DRAWS) -> Probability:
         """The exact probability, or (both partnerships constrained) an estimate from the
-        draws made so far, topped up to `MIN_ESTIMATE_DRAWS` with draws from `rng`. Never
+        draws made so far, topped up to `min_draws` with draws from `rng`. Never
         raises: with no deal accepted yet the estimate is 0 with its upper bound."""
         if self.probability is not None:
             return self.probability
         assert self.core is not None
-        while self._drawn < MIN_ESTIMATE_DRAWS:
-            owner = self._proposals(min(BATCH, MIN_ESTIMATE_DRAWS - self._drawn), rng)
+        while self._drawn < min_draws:
+            owner = self._proposals(min(BATCH, min_draws - self._drawn), rng)
             self._drawn += owner.shape[0]
             self._accepted += int(self._accept(owner).sum())
         base = float(self.core.superset_probability)
@@ -293,42 +265,18 @@ class ScenarioSampler:
         )
 
 
+def exact_cross_count(compiled: CompiledScenario) -> int | None:
+    """`deals.crossing.cross_count`, remembered on disk (it can take a few tenths of a second)."""
+    from . import cache
+    from .crossing import cross_count
+
+    cached = cache.get_int("cross", compiled)
+    if cached is not None:
+        return cached if cached >= 0 else None
+    count = cross_count(compiled)
+    cache.put_int("cross", compiled, -1 if count is None else count)
+    return count
+
+
 def _partner(seat: int) -> int:
     return (seat + 2) % 4
-
-
-def _why_empty(part: PartRules) -> str:
-    from .cards import SEAT_ROLE
-
-    names = [SEAT_ROLE[s].value for s, r in zip(part.seats, part.rules) if not r.is_free]
-    who = " and ".join(names)
-    if part.fits and names:
-        return f"no deal satisfies {who}'s constraints together with the partnership's fit"
-    if part.fits:
-        return "no deal satisfies the partnership's fit"
-    if len(names) == 1:
-        return f"no hand satisfies {who}'s constraints"
-    return f"no deal satisfies {who}'s constraints together"
-
-
-def _joint_contradiction(compiled: CompiledScenario) -> str | None:
-    """Contradictions between the partnerships that their separate counts cannot see, by
-    totals over the four seats (necessary conditions only; see the module docstring)."""
-    from .cards import SUIT_LETTERS
-
-    rules = compiled.seat_rules
-    if sum(r.hcp_lo for r in rules) > 40:
-        return "the four hands would need more than the 40 HCP of the deck"
-    if sum(min(r.hcp_hi, 37) for r in rules) < 40:
-        return "the four hands would hold fewer than the 40 HCP of the deck"
-    for k in range(4):
-        if sum(r.len_lo[k] for r in rules) > 13:
-            return f"the four hands would need more than 13 {SUIT_LETTERS[k]}"
-        if sum(r.shcp_lo[k] for r in rules) > 10:
-            return f"the four hands would need more than the 10 HCP of {SUIT_LETTERS[k]}"
-    for part, other in (compiled.parts, compiled.parts[::-1]):
-        for fit in part.fits:
-            others = [sum(r.len_lo[k] for r in other.rules) for k in fit.suits]
-            if all(fit.min + o > 13 for o in others):
-                return "a fit needs cards that the other partnership must hold"
-    return None

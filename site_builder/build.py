@@ -229,6 +229,7 @@ def _convention_view(a: PageAnalysis, docs: list[dict[str, Any]], links: WikiLin
                 "words": describe(scenario),
                 "dsl": format_scenario(scenario),
                 "unsatisfiable": doc.get("unsatisfiable") if doc else None,
+                "too_rare": doc.get("too_rare") if doc else None,
                 "probability": doc["probability"] if doc else 0,
                 "exact": doc["probability_exact"] if doc else True,
                 "deals": [hands(d["pbn"]) for d in doc["deals"]] if doc else [],

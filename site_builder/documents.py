@@ -98,6 +98,9 @@ def report_document(pages: list[PageAnalysis], deals: dict[int, list[dict[str, A
             scenario = {**where, "scenario": doc["index"], "label": doc["label"]}
             if doc.get("unsatisfiable"):
                 unsatisfiable.append({**scenario, "reason": doc["unsatisfiable"]})
+            elif doc.get("too_rare"):
+                bound = doc["probability_ci95"][1]
+                rare_rows.append({**scenario, "probability": bound, "probabilityExact": False, "tooRare": doc["too_rare"]})
             elif doc["probability"] < rare:
                 rare_rows.append({**scenario, "probability": doc["probability"], "probabilityExact": doc["probability_exact"]})
     def count(status: Status) -> int:

@@ -11,8 +11,9 @@ from dsl.model import Scenario
 
 def sample_scenario(scenario: Scenario, page_id: int, revid: int, index: int, count: int, seed: int) -> dict[str, Any]:
     """{"index", "label", "deals": [{"pbn"}], "probability", "probability_exact", ...} for one scenario
-    (`index` from 1); an unsatisfiable or hopelessly rare scenario gets no deals and a reason."""
-    from deals.errors import DealsError, Unsatisfiable
+    (`index` from 1). A scenario proved empty gets no deals and `"unsatisfiable": <why>`; one
+    where no deal turned up in the sampler's budget gets `"too_rare": <why>` and a bound."""
+    from deals.errors import TooRare, Unsatisfiable
     from deals.output import probability_fields
     from deals.pbn import format_many
     from deals.rng import make_rng, page_rng
@@ -27,8 +28,16 @@ def sample_scenario(scenario: Scenario, page_id: int, revid: int, index: int, co
     try:
         deals = [pbn for batch in sampler.batches(count, rng) for pbn in format_many(batch)]
         probability = probability_fields(sampler.estimate_probability(rng))
-    except DealsError as exc:
-        return {**base, "deals": [], "probability": 0, "probability_exact": False, "unsatisfiable": str(exc)}
+    except TooRare as exc:
+        # Not a proof of emptiness: no deal turned up, and the probability is below a bound.
+        return {
+            **base,
+            "deals": [],
+            "probability": 0,
+            "probability_exact": False,
+            "probability_ci95": [0, exc.upper_bound],
+            "too_rare": str(exc),
+        }
     return {**base, "deals": [{"pbn": pbn} for pbn in deals], **probability}
 
 
@@ -52,8 +61,8 @@ def pbn_file(title: str, scenarios: list[dict[str, Any]]) -> str:
     writer = PbnExportWriter(out, event=title)
     for doc in scenarios:
         comment = f"scenario {doc['index']}" + (f": {doc['label']}" if doc["label"] else "")
-        if doc.get("unsatisfiable"):
-            comment += f" (no deals: {doc['unsatisfiable']})"
+        if doc.get("unsatisfiable") or doc.get("too_rare"):
+            comment += f" (no deals: {doc.get('unsatisfiable') or doc.get('too_rare')})"
         writer.write_games([d["pbn"] for d in doc["deals"]], comment=comment)
     writer.finish()
     return out.getvalue()

@@ -243,3 +243,26 @@ def sample_state_copy(tmp_path):
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
     return state, tmp_path
+
+
+def test_a_scenario_too_rare_to_deal_is_reported_not_called_impossible(sample_state_copy, monkeypatch):
+    from deals.errors import TooRare
+    from deals.sampler import ScenarioSampler
+
+    def no_luck(self, count, rng):
+        raise TooRare(2_000_000, 3.2e-7)
+        yield  # a generator, like the real one
+
+    monkeypatch.setattr(ScenarioSampler, "batches", no_luck)
+    monkeypatch.setattr("site_builder.build.PARALLEL_FROM", 10**9)  # workers would not see the patch
+    state, tmp = sample_state_copy
+    build(state, BuildSettings(out=tmp / "out", deals=2))
+    scenario = load(tmp / "out", "api/deals/15.json")["scenarios"][0]
+    assert scenario["deals"] == [] and "unsatisfiable" not in scenario
+    assert scenario["probability_ci95"] == [0, 3.2e-7] and "may be unsatisfiable" in scenario["too_rare"]
+    report = load(tmp / "out", "report/report.json")
+    assert report["unsatisfiable"] == []
+    row = next(r for r in report["rare"] if r["pageId"] == 15)
+    assert row["probability"] == 3.2e-7 and row["tooRare"]
+    assert "not proved impossible" in (tmp / "out/report/index.html").read_text(encoding="utf-8")
+    assert "No sample deal" in (tmp / "out/conventions/15.html").read_text(encoding="utf-8")

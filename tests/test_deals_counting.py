@@ -260,3 +260,20 @@ def test_counts_are_consistent_with_monte_carlo():
     hits = int(ok.sum())
     sd = (exact * (1 - exact) / n) ** 0.5
     assert abs(hits / n - exact) < 4.5 * sd, (hits / n, exact)
+
+
+def test_exact_matmul_is_exact_on_large_entries():
+    """Entries up to 2**34 - 1 (both limbs full), products near 2**61: float64 alone would
+    round them; the limb split must not."""
+    from deals.counting import exact_matmul
+
+    gen = np.random.default_rng(1)
+    x = gen.integers(0, 2**34, size=(40, 441), dtype=np.int64)
+    x[0] = 2**34 - 1
+    y = np.zeros((30, 441), dtype=np.int64)
+    for row in y:  # four non-zero columns each: dot products stay below 2**61
+        row[gen.choice(441, 4, replace=False)] = gen.integers(2**24, 2**25, size=4)
+    y[0, :4] = 2**25 - 1
+    want = x.astype(object) @ y.astype(object).T
+    assert (exact_matmul(x, y).astype(object) == want).all()
+    assert (np.rint(x.astype(float) @ y.astype(float).T).astype(np.int64).astype(object) != want).any()

@@ -1,0 +1,155 @@
+"""Exact counts for some scenarios that tie both partnerships together.
+
+When at most two seats have HCP rules (a and b, of any partnerships) and the other two seats
+(c and d) have at most per-suit length ranges, the count factors over the pairs of length
+vectors of a and b:
+
+    count = sum over (La, Lb) of  N(La, Lb) * Z(La, Lb)
+
+N is the exact number of (hand of a, hand of b) with those lengths satisfying their rules
+(`PairModel` in pair mode, fits between a and b included). Z counts the hands of c taken
+from the 26 cards left (d gets the rest) that satisfy c's and d's ranges and every fit
+involving c or d. Seats c and d have no HCP rule, so which cards of a suit they hold does not
+matter, only how many: Z is the coefficient of t**13 in prod over suits of
+sum_j C(r_k, j) t**j, j over the lengths c may take in suit k (r_k = 13 - a_k - b_k left).
+A fit involving c or d is a disjunction over suits; it is counted by inclusion-exclusion
+over the fits: its complement ("every suit short") is again a per-suit range of c. A fit of
+c with d is fixed by r (c_k + d_k = r_k).
+
+This covers the overcall examples of the reference (opener and opp1 with HCP, opp2's fit).
+Three or more seats with HCP rules, or shapes and wildcards on c or d, are not covered:
+`cross_count` returns None and the probability is estimated (see `deals.sampler`).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from .counting import PairModel, length_pairs
+from .rules import CompiledScenario, FitRule, PartRules, SeatRule
+from .tables import comb_table
+
+MAX_CROSS_PAIRS = 250_000
+
+
+def _has_hcp(rule: SeatRule) -> bool:
+    return (
+        rule.hcp_lo > 0
+        or rule.hcp_hi < 37
+        or any(lo > 0 for lo in rule.shcp_lo)
+        or any(hi < 10 for hi in rule.shcp_hi)
+        or rule.hcp_wildcard
+    )
+
+
+def _ranges_only(rule: SeatRule) -> bool:
+    return rule.wildcard is None and rule.shape is None and not _has_hcp(rule)
+
+
+def cross_count(compiled: CompiledScenario) -> int | None:
+    """The exact number of deals satisfying the scenario, or None when not covered."""
+    rules = compiled.seat_rules
+    hcp_seats = [s for s in range(4) if _has_hcp(rules[s])]
+    if len(hcp_seats) > 2:
+        return None
+    others = sorted((s for s in range(4) if s not in hcp_seats), key=lambda s: rules[s].is_free)
+    a, b = (hcp_seats + others)[:2]
+    c, d = [s for s in range(4) if s not in (a, b)]
+    if not (_ranges_only(rules[c]) and _ranges_only(rules[d])):
+        return None
+    fits = [(part.seats, fit) for part in compiled.parts for fit in part.fits]
+    fits_ab = tuple(f for seats, f in fits if set(seats) == {a, b})
+    fits_rest = [(seats, f) for seats, f in fits if set(seats) != {a, b}]
+    part = PartRules((a, b), (rules[a], rules[b]), fits_ab)
+    if length_pairs(part) > MAX_CROSS_PAIRS:
+        return None
+    model = PairModel(part, force_pair=True, count_only=True)
+    lengths = {model.seats[0]: model.la, model.seats[1]: model.lb}
+    weights = model.exact_weights
+    del model
+    z = _completions(lengths, rules[c], rules[d], c, d, fits_rest)
+    return sum(w * zz for w, zz in zip(weights.tolist(), z.tolist()) if zz)
+
+
+def _completions(lengths: dict, rc: SeatRule, rd: SeatRule, c: int, d: int, fits) -> np.ndarray:
+    """Z per pair of length vectors of a and b (see the module docstring)."""
+    la, lb = lengths.values()
+    r = 13 - la - lb  # (n, 4) cards left per suit
+    n = len(r)
+    lo = np.maximum(np.array(rc.len_lo)[None, :], r - np.array(rd.len_hi)[None, :])
+    hi = np.minimum(np.array(rc.len_hi)[None, :], r - np.array(rd.len_lo)[None, :])
+    fixed_ok = np.ones(n, dtype=bool)
+    free_fits = []
+    for seats, fit in fits:
+        if set(seats) == {c, d}:  # c_k + d_k = r_k: decided by r
+            fixed_ok &= fit.ok(r)
+        else:
+            free_fits.append((seats, fit))
+    total = np.zeros(n, dtype=np.int64)
+    for size in range(len(free_fits) + 1):
+        for chosen in combinations(free_fits, size):
+            clo, chi = lo.copy(), hi.copy()
+            for seats, fit in chosen:  # complement: every suit of the fit short
+                _shorten(clo, chi, seats, fit, lengths, r, c, d)
+            term = _coefficient_13(r, clo, chi)
+            total += term if size % 2 == 0 else -term
+    return np.where(fixed_ok, total, 0)
+
+
+def _shorten(lo, hi, seats, fit: FitRule, lengths, r, c, d) -> None:
+    """Restrict c's lengths so that the fit's pair is below `fit.min` in each of its suits."""
+    ab_seat = seats[0] if seats[0] in lengths else seats[1]
+    cd_seat = seats[1] if ab_seat == seats[0] else seats[0]
+    known = lengths[ab_seat]
+    for k in fit.suits:
+        cap = fit.min - 1 - known[:, k]  # the c or d seat may hold at most this many
+        if cd_seat == c:
+            hi[:, k] = np.minimum(hi[:, k], cap)
+        else:  # d holds r_k - c_k <= cap
+            lo[:, k] = np.maximum(lo[:, k], r[:, k] - cap)
+
+
+def _suit_polynomials() -> np.ndarray:
+    """`[r, lo, hi, j]` = C(r, j) when lo <= j <= hi (lo in 0..14, hi in 0..13, j <= r)."""
+    c = comb_table()[:14, :14]
+    j = np.arange(14)
+    lo = np.arange(15)[:, None, None]
+    hi = np.arange(14)[None, :, None]
+    keep = (j[None, None, :] >= lo) & (j[None, None, :] <= hi)  # (15, 14, 14)
+    return c[:, None, None, :] * keep[None, :, :, :]
+
+
+_POLY = None
+
+
+def _half_products(r, lo, hi, k1: int, k2: int):
+    """Distinct products of the polynomials of suits k1 and k2 (degrees 0..13), and each row's index."""
+    key = ((r[:, k1] * 15 + lo[:, k1]) * 14 + hi[:, k1]) * 2940 + (r[:, k2] * 15 + lo[:, k2]) * 14 + hi[:, k2]
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    p1 = _POLY[r[first, k1], lo[first, k1], hi[first, k1]]
+    p2 = _POLY[r[first, k2], lo[first, k2], hi[first, k2]]
+    out = np.zeros_like(p1)
+    for i in range(14):
+        out[:, i:] += p1[:, i : i + 1] * p2[:, : 14 - i]
+    return out, inv.ravel()
+
+
+def _coefficient_13(r: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Coefficient of t**13 in prod_k sum_{lo_k <= j <= hi_k} C(r_k, j) t**j, per row: the
+    products of suits 1-2 and 3-4 are computed once per distinct half, then met in the middle."""
+    global _POLY
+    if _POLY is None:
+        _POLY = _suit_polynomials()
+    lo = np.clip(lo, 0, 14)
+    hi = np.clip(hi, -1, 13)
+    empty = (hi < lo).any(axis=1)
+    hi = np.maximum(hi, 0)
+    a12, i12 = _half_products(r, lo, hi, 0, 1)
+    a34, i34 = _half_products(r, lo, hi, 2, 3)
+    a34 = np.ascontiguousarray(a34[:, ::-1])
+    coefficient = np.empty(len(r), dtype=np.int64)
+    for s in range(0, len(r), 16384):  # in blocks, to bound the temporaries
+        coefficient[s : s + 16384] = np.einsum("ij,ij->i", a12[i12[s : s + 16384]], a34[i34[s : s + 16384]])
+    return np.where(empty, 0, coefficient)

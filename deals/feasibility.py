@@ -1,0 +1,98 @@
+"""Proofs that a scenario is empty: the words for an empty count, and contradictions between
+the four seats that per-partnership counts cannot see (necessary conditions only: a scenario
+these pass may still be empty; see `deals.sampler` for what happens then).
+
+- totals over the four seats: HCP (40 in the deck), cards of each suit (13), HCP of each
+  suit (10), a named fit against the other partnership's minimum lengths;
+- what each seat can still get: the cards and HCP the other seats' minimums leave it;
+- each suit alone: some split of its lengths among the four seats, and of A K Q J, meeting
+  every length and HCP range in that suit and the fits on it (a fit of a class of suits needs
+  one suit of the class to pass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import CompiledScenario, PartRules
+
+
+def why_empty(part: PartRules) -> str:
+    from .cards import SEAT_ROLE
+
+    names = [SEAT_ROLE[s].value for s, r in zip(part.seats, part.rules) if not r.is_free]
+    who = " and ".join(names)
+    if part.fits and names:
+        return f"no deal satisfies {who}'s constraints together with the partnership's fit"
+    if part.fits:
+        return "no deal satisfies the partnership's fit"
+    if len(names) == 1:
+        return f"no hand satisfies {who}'s constraints"
+    return f"no deal satisfies {who}'s constraints together"
+
+
+def joint_contradiction(compiled: CompiledScenario) -> str | None:
+    """Contradictions between the partnerships that their separate counts cannot see, by
+    totals over the four seats (necessary conditions only; see the module docstring)."""
+    from .cards import SEAT_ROLE, SUIT_LETTERS
+
+    rules = compiled.seat_rules
+    if sum(r.hcp_lo for r in rules) > 40:
+        return "the four hands would need more than the 40 HCP of the deck"
+    if sum(min(r.hcp_hi, 37) for r in rules) < 40:
+        return "the four hands would hold fewer than the 40 HCP of the deck"
+    for k in range(4):
+        if sum(r.len_lo[k] for r in rules) > 13:
+            return f"the four hands would need more than 13 {SUIT_LETTERS[k]}"
+        if sum(r.shcp_lo[k] for r in rules) > 10:
+            return f"the four hands would need more than the 10 HCP of {SUIT_LETTERS[k]}"
+    for part, other in (compiled.parts, compiled.parts[::-1]):
+        for fit in part.fits:
+            others = [sum(r.len_lo[k] for r in other.rules) for k in fit.suits]
+            if all(fit.min + o > 13 for o in others):
+                return "a fit needs cards that the other partnership must hold"
+    for seat, r in enumerate(rules):
+        others = [t for t in range(4) if t != seat]
+        room = sum(min(r.len_hi[k], 13 - sum(rules[t].len_lo[k] for t in others)) for k in range(4))
+        points = sum(min(r.shcp_hi[k], 10 - sum(rules[t].shcp_lo[k] for t in others)) for k in range(4))
+        if room < 13:
+            return f"{SEAT_ROLE[seat].value} cannot get 13 cards from what the other hands leave"
+        if points < max(r.hcp_lo, sum(r.shcp_lo)):
+            return f"{SEAT_ROLE[seat].value} cannot get its HCP from what the other hands leave"
+    for k in range(4):
+        if not suit_feasible(compiled, k):
+            return f"no way to share the {SUIT_LETTERS[k]} suit among the four hands as the constraints ask"
+    for part in compiled.parts:
+        for fit in part.fits:
+            if len(fit.suits) > 1 and not any(suit_feasible(compiled, k, (part.seats, fit.min)) for k in fit.suits):
+                return "no suit can give the partnership its fit with what the other hands need"
+    return None
+
+
+def suit_feasible(compiled: CompiledScenario, k: int, extra: tuple | None = None) -> bool:
+    """Is there a split of suit k (lengths of the four seats, and who holds A K Q J) meeting
+    every seat's length and HCP range in that suit, every fit named on that suit alone, and
+    `extra` ((seat, seat), minimum), a fit imposed on suit k, if given?"""
+    from .tables import length_vectors
+
+    rules = compiled.seat_rules
+    split = length_vectors()  # (560, 4): here the lengths of seats N E S W in suit k
+    ok = np.ones(len(split), dtype=bool)
+    for seat, r in enumerate(rules):
+        ok &= (split[:, seat] >= r.len_lo[k]) & (split[:, seat] <= r.len_hi[k])
+    for part in compiled.parts:
+        for fit in part.fits:
+            if fit.suits == (k,):
+                ok &= split[:, part.seats[0]] + split[:, part.seats[1]] >= fit.min
+    if extra is not None:
+        (s1, s2), minimum = extra
+        ok &= split[:, s1] + split[:, s2] >= minimum
+    owners = np.array([[code // 4**r % 4 for r in range(4)] for code in range(256)])  # honour -> seat
+    held = owners[:, :, None] == np.arange(4)[None, None, :]  # (256, honour, seat)
+    hcp = (held * np.array([4, 3, 2, 1])[None, :, None]).sum(axis=1)  # (256, seat)
+    count = held.sum(axis=1)
+    hok = np.ones(256, dtype=bool)
+    for seat, r in enumerate(rules):
+        hok &= (hcp[:, seat] >= r.shcp_lo[k]) & (hcp[:, seat] <= r.shcp_hi[k])
+    fits_in = (count[None, :, :] <= split[:, None, :]).all(axis=2)  # (560, 256)
+    return bool((fits_in & ok[:, None] & hok[None, :]).any())
