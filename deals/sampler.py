@@ -44,6 +44,8 @@ caller can stream 100,000 deals in bounded memory.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -124,6 +126,17 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     return owner
 
 
+@functools.lru_cache(maxsize=16)
+def pair_model(part: PartRules) -> PairModel:
+    """The exact model of a partnership's rules, shared by every scenario with the same rules.
+
+    Counting is most of the cost of a new scenario, and a wiki repeats hand types across
+    pages (the same opening, the same splinter response). A model is only read after it
+    is built (its lazily built draw tables depend on the model alone), so sharing is safe.
+    """
+    return PairModel(part)
+
+
 class ScenarioSampler:
     """Counts a scenario once, then deals from it as often as asked."""
 
@@ -140,7 +153,7 @@ class ScenarioSampler:
         self._drawn = 0
         self.probability: Probability | None = None
         if len(parts) <= 1:
-            self.models = [PairModel(p) for p in parts]
+            self.models = [pair_model(p) for p in parts]
             for part, model in zip(parts, self.models):
                 if model.count == 0:
                     raise Unsatisfiable(why_empty(part))
@@ -158,7 +171,7 @@ class ScenarioSampler:
             for seat, rule in zip(part.seats, part.rules):
                 if rule.is_free:
                     continue
-                alone = PairModel(PartRules((seat, _partner(seat)), (rule, FREE)))
+                alone = pair_model(PartRules((seat, _partner(seat)), (rule, FREE)))
                 if alone.count == 0:
                     raise Unsatisfiable(why_empty(PartRules((seat, _partner(seat)), (rule, FREE))))
                 candidates.append(alone)
@@ -169,7 +182,7 @@ class ScenarioSampler:
             if sum(not r.is_free for r in part.rules) == 1 and not part.fits:
                 continue  # the same as its seat alone, counted above
             if any(r.is_free for r in part.rules) or length_pairs(part) <= SMALL_PARTNERSHIP:
-                model = PairModel(part)
+                model = pair_model(part)
                 if model.count == 0:
                     raise Unsatisfiable(why_empty(part))
                 self.models.append(model)
@@ -218,7 +231,7 @@ class ScenarioSampler:
         the scenario unsatisfiable); past `MAX_EMPTY_DRAWS`, give up with `TooRare`."""
         while self._unproven:
             part = self._unproven.pop()
-            model = PairModel(part)
+            model = pair_model(part)
             if model.count == 0:
                 raise Unsatisfiable(why_empty(part))
             self.models.append(model)
