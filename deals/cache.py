@@ -1,4 +1,6 @@
-"""A small disk cache for exact counts that take a noticeable time (cross-partnership counts).
+"""A small disk cache for integers that take a noticeable time: exact cross-partnership
+counts (kind "cross") and the accepted draws of a scenario's rules-seeded estimate (kind
+"estimate", see `deals.sampler`; deterministic, so caching never changes a result).
 
 Entries are one-line JSON files under `$XDG_CACHE_HOME/bridgeshape-mirror/deals/` (default
 `~/.cache/...`), named by a SHA-256 of the compiled scenario and `VERSION` (bump it when a

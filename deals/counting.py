@@ -18,6 +18,10 @@
    inclusion-exclusion instead: all - (no qualifying suit has its HCP in range), with the
    complement expressed as a per-suit mask. With two such seats, four signed terms.
 
+Memory: a model keeps per pair of length vectors its weights and the codes of its two
+halves, not the halves' HCP tables (`draw_tables` rebuilds those the sampler needs), so a
+cached model of a big partnership weighs a few MB instead of tens.
+
 Modes: a seat b without rules is not enumerated ("rest mode": b stands for the other 39
 cards, so the work is that of single hands); with fits too ("fit mode"), each length vector
 L of a is weighted by Z(L) = ways for b to take lengths that complete the fits, a
@@ -33,6 +37,7 @@ left out) and rejects the deals whose wildcard HCP fails, restarting the whole d
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -153,6 +158,30 @@ def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndar
     return out
 
 
+_INTERNED: dict = {}
+
+
+def _interned(table: np.ndarray) -> np.ndarray:
+    """A read-only copy of `table`, the same object for equal tables (most models have the
+    plain joint tables: no per-suit HCP rule). Keeps the 64 most recent distinct tables."""
+    key = table.tobytes()
+    out = _INTERNED.pop(key, None)
+    if out is None:
+        out = np.ascontiguousarray(table).copy()
+        out.flags.writeable = False
+        while len(_INTERNED) >= 64:
+            del _INTERNED[next(iter(_INTERNED))]
+    _INTERNED[key] = out
+    return out
+
+
+def _half_v0(variants: np.ndarray, keys: np.ndarray, first_suit: int) -> np.ndarray:
+    """`PairModel._half` for half codes of variant 0, from `(4, 1, 14, 14, 11, 11)` tables."""
+    first = variants[first_suit, 0].reshape(196, 11, 11)
+    second = variants[first_suit + 1, 0].reshape(196, 11, 11)
+    return half_tables(first, second, keys // 784 // 4, keys % 784 // 4)
+
+
 def _hcp_mask(rule: SeatRule, suit: int, complement_wildcard: bool) -> np.ndarray:
     h = np.arange(11)
     mask = (h >= rule.shcp_lo[suit]) & (h <= rule.shcp_hi[suit])
@@ -166,12 +195,14 @@ def _hcp_mask(rule: SeatRule, suit: int, complement_wildcard: bool) -> np.ndarra
 def _length_vector_pairs(part: PartRules, rest: bool):
     ra, rb = part.rules
     lv = length_vectors().astype(np.int8)
-    la_set = lv[ra.length_ok(lv)]
+    ok_a = ra.length_ok(lv)
+    la_set = lv[ok_a]
     if rest:
         la = la_set.astype(np.int64)
         return la, 13 - la
-    lb_set = lv[rb.length_ok(lv)]
-    fits_in = (la_set[:, None, :] + lb_set[None, :, :] <= 13).all(axis=2)
+    ok_b = rb.length_ok(lv)
+    lb_set = lv[ok_b]
+    fits_in = _fit_in_deck()[np.ix_(ok_a, ok_b)]
     ia, ib = np.nonzero(fits_in)
     la = la_set[ia].astype(np.int64)
     lb = lb_set[ib].astype(np.int64)
@@ -183,6 +214,14 @@ def _length_vector_pairs(part: PartRules, rest: bool):
     return la, lb
 
 
+@functools.cache
+def _fit_in_deck() -> np.ndarray:
+    """`[i, j]`: length vectors i and j of two hands fit in one deck (a_k + b_k <= 13)."""
+    lv = length_vectors()
+    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
+
+
+@functools.lru_cache(maxsize=1024)
 def length_pairs(part: PartRules) -> int:
     """How many pairs of length vectors a partnership admits (what its count costs)."""
     return len(_length_vector_pairs(part, False)[0])
@@ -222,16 +261,21 @@ class PairModel:
                 ma = _hcp_mask(ra, k, bool(v & 1))
                 mb = _hcp_mask(rb, k, bool(v & 2))
                 variants[k, v] = joint * ma[None, None, :, None] * mb[None, None, None, :]
-        self.suit_tables = variants[:, 0]  # (4, 14, 14, 11, 11): what the sampler splits with
+        #: (4, 14, 14, 11, 11): what the sampler splits with (shared by equal models)
+        self.suit_tables = _interned(variants[:, 0])
         self.rect = rectangle_operators(ra.hcp_lo, ra.hcp_hi, rb.hcp_lo, rb.hcp_hi)
 
         # Superset weights (wildcard HCP left out): drop pairs of vectors that weigh nothing.
         zero = np.zeros((len(la), 4), dtype=np.int64)
-        w, k12, k34, p12, p34, r34 = self._term(variants, la, lb, zero, with_p34=not count_only)
+        self._memo: dict = {}  # half tables shared between the terms, while counting
+        w, k12, k34, keys12, keys34 = self._term(variants, la, lb, zero)
         keep = w > 0
         self.la, self.lb, self.weights = la[keep], lb[keep], w[keep]
+        #: Each kept pair's halves (suits 1+2, suits 3+4): indices into `keys12`/`keys34`,
+        #: the codes of the distinct halves. Their HCP tables are not kept (tens of MB for a
+        #: big partnership): `draw_tables` rebuilds those a draw needs.
         self.idx12, self.idx34 = k12[keep], k34[keep]
-        self.p12, self.p34, self.r34 = p12, p34, r34
+        self.keys12, self.keys34 = keys12, keys34
         if self.fit_mode:
             self._fit_tables(part.fits)
         scale = self.fit_z.tolist() if self.fit_mode else [1] * len(self.la)
@@ -257,8 +301,9 @@ class PairModel:
             total += sign * sum(t * z for t, z in zip(term.tolist(), scale))
             self.exact_weights += sign * term
         self.count = total
+        del self._memo
         if count_only:
-            self.p12 = self.p34 = self.r34 = self.suit_tables = None
+            self.suit_tables = None
 
     def _fit_tables(self, fits) -> None:
         """Fit mode: for each kept length vector of a, the cumulative weights of b's length
@@ -282,21 +327,56 @@ class PairModel:
             self.idx12, self.idx34 = self.idx12[keep], self.idx34[keep]
             self.fit_lb_cum, self.fit_z = self.fit_lb_cum[keep], self.fit_z[keep]
 
-    def _term(self, variants, la, lb, v, with_p34: bool = False):
-        """Per pair of length vectors: the count with per-suit variants `v` (n, 4)."""
+    def _term(self, variants, la, lb, v):
+        """Per pair of length vectors: the count with per-suit variants `v` (n, 4); also each
+        pair's half indices and the distinct half codes."""
         n = len(la)
         key12 = ((la[:, 0] * 14 + lb[:, 0]) * 4 + v[:, 0]) * 784 + (la[:, 1] * 14 + lb[:, 1]) * 4 + v[:, 1]
         key34 = ((la[:, 2] * 14 + lb[:, 2]) * 4 + v[:, 2]) * 784 + (la[:, 3] * 14 + lb[:, 3]) * 4 + v[:, 3]
         u12, i12 = np.unique(key12, return_inverse=True)
         u34, i34 = np.unique(key34, return_inverse=True)
-        f12 = self._half(variants, u12, 0)
-        p34 = self._half(variants, u34, 2)
-        r34 = rectangle_sums(p34, self.rect)
-        if not with_p34:
-            p34 = None  # only the sampler needs it: free it before the products
+        f12 = self._memo_rows("12", u12, lambda keys: self._half(variants, keys, 0))
+        r34 = self._memo_rows("34", u34, lambda keys: rectangle_sums(self._half(variants, keys, 2), self.rect))
         group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
         out = grouped_dots(f12, r34, i12.ravel(), i34.ravel(), group) if n else np.zeros(0, dtype=np.int64)
-        return out, i12.ravel(), i34.ravel(), f12, p34, r34
+        return out, i12.ravel(), i34.ravel(), u12, u34
+
+    def _memo_rows(self, name: str, keys: np.ndarray, compute) -> np.ndarray:
+        """`compute(keys)` (one table row per sorted distinct half code), reusing the rows an
+        earlier inclusion-exclusion term of this model computed: terms differ only in the
+        halves that hold a qualifying wildcard suit, the other halves' tables are the same."""
+        memo = self._memo.get(name)
+        if memo is None or len(memo[0]) == 0:
+            rows = compute(keys)
+        else:
+            old_keys, old_rows = memo
+            pos = np.minimum(np.searchsorted(old_keys, keys), len(old_keys) - 1)
+            hit = old_keys[pos] == keys
+            rows = np.empty((len(keys), 441), dtype=np.int64)
+            rows[hit] = old_rows[pos[hit]]
+            rows[~hit] = compute(keys[~hit])
+        self._memo[name] = (keys, rows)
+        return rows
+
+    def draw_tables(self, rows12: np.ndarray, rows34: np.ndarray):
+        """The superset HCP tables of the halves `rows12` (indices into `keys12`) and `rows34`:
+        P12 `(len(rows12), 441)`, and P34 and its rectangle sums R34 `(len(rows34), 441)`, all
+        int64, exactly as the count used them (the same functions, on variant 0)."""
+        variants = self.suit_tables[:, None]  # (4, 1, 14, 14, 11, 11): variant 0 only
+        # A half code holds ((a * 14 + b) * 4 + v) per suit, v = 0 here: table (a * 14 + b).
+        p12 = _half_v0(variants, self.keys12[rows12], 0)
+        p34 = _half_v0(variants, self.keys34[rows34], 2)
+        return p12, p34, rectangle_sums(p34, self.rect)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the model's arrays (its draw tables included; not the suit tables,
+        which equal models share)."""
+        arrays = [v for k, v in vars(self).items() if isinstance(v, np.ndarray) and k != "suit_tables"]
+        cache = getattr(self, "_draw_cache", None) or {}
+        arrays += [v for k, v in cache.items() if isinstance(v, np.ndarray) and not k.startswith("split_")]
+        arrays += [v for v in cache.get("full", {}).values() if isinstance(v, np.ndarray)]
+        return sum(v.nbytes for v in arrays)
 
     @staticmethod
     def _half(variants, keys, first_suit):

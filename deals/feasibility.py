@@ -12,6 +12,8 @@ these pass may still be empty; see `deals.sampler` for what happens then).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .rules import CompiledScenario, PartRules
@@ -31,9 +33,11 @@ def why_empty(part: PartRules) -> str:
     return f"no deal satisfies {who}'s constraints together"
 
 
+@functools.lru_cache(maxsize=1024)
 def joint_contradiction(compiled: CompiledScenario) -> str | None:
     """Contradictions between the partnerships that their separate counts cannot see, by
-    totals over the four seats (necessary conditions only; see the module docstring)."""
+    totals over the four seats (necessary conditions only; see the module docstring).
+    Remembered per compiled scenario (a wiki repeats its scenarios' rules)."""
     from .cards import SEAT_ROLE, SUIT_LETTERS
 
     rules = compiled.seat_rules

@@ -18,6 +18,12 @@ Steps, each an exact draw from integer weights:
 6. per suit, the honour split (which honours each seat holds), weight = ways to add spots;
 7. per suit, the spot cards, by a uniform permutation of the nine spots.
 
+Steps 2-5 read the HCP tables of each pair's two halves (suits 1+2 and 3+4: P12, P34 and
+R34, see `deals.counting`). The model does not keep them: a small draw (the mirror's few
+deals) rebuilds only the halves its rows use, with the same functions the count used; a
+draw of `FULL_TABLES_FROM` rows or more builds every half's tables once and keeps them on
+the model. Same values either way, so the same deals from the same seed.
+
 Rest mode (seat b has no rule): b's HCP are the rest of each suit's 10, so steps 2-5 run on
 the diagonals (21 or 11 choices instead of 441 or 66) and b's cards stay -1. Fit mode (rest
 mode plus fits): step 1 is followed by an exact Bernoulli(Z(L) / max Z) that weights a's
@@ -28,12 +34,17 @@ cards uniformly among the cards a does not hold, suit by suit.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+
 import numpy as np
 
 from .counting import PairModel
 from .rng import Rng
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
+
+@functools.cache
 def _split_options():
     """`[a, b, ha, hb, 2]`: the (at most two) honour splits giving HCP (ha, hb), and their
     cumulative weights for lengths (a, b)."""
@@ -51,6 +62,11 @@ def _split_options():
     return codes, cum
 
 
+#: A draw of at least this many rows builds (and keeps on the model) the HCP tables of every
+#: half; smaller draws (the mirror's 10 deals) build only the halves their rows use.
+FULL_TABLES_FROM = 2048
+
+
 def _prepare(model: PairModel) -> dict:
     cache = getattr(model, "_draw_cache", None)
     if cache is not None:
@@ -61,31 +77,50 @@ def _prepare(model: PairModel) -> dict:
     w2 = ((w - 1) >> shift) + 1 if shift else w
     ma, mb = honour_splits()
     ra, rb = model.rules
-    q34 = np.zeros((len(model.p34), 21, 22), dtype=np.int64)
-    q34[:, :, 1:] = model.p34.reshape(-1, 21, 21).cumsum(axis=2)
     codes, cum = _split_options()
     cache = {
         "shift": shift,
         "cum": np.cumsum(w2),
         "w2": w2,
-        "p12": model.p12.reshape(len(model.p12), 441),
-        "r34": model.r34.reshape(len(model.r34), 441),
-        "q34": q34.reshape(-1),
-        "p34": model.p34,
         "split_codes": codes,
         "split_cum": cum,
         "split_ma": ma,
         "split_mb": mb,
-        "padded": _padded_tables(model),
+        "padded_key": hashlib.sha256(model.suit_tables.tobytes()).digest(),
         "hcp_a": (ra.hcp_lo, ra.hcp_hi),
         "hcp_b": (rb.hcp_lo, rb.hcp_hi),
     }
-    if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
-        cache["p12d"] = np.ascontiguousarray(cache["p12"][:, _DIAG])
-        cache["r34d"] = np.ascontiguousarray(cache["r34"][:, _DIAG])
-        cache["p34d"] = np.ascontiguousarray(model.p34[:, _DIAG])
     model._draw_cache = cache  # type: ignore[attr-defined]
     return cache
+
+
+def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The HCP tables steps 2-5 read, for the pairs `idx`: a dict of arrays indexed by the
+    returned per-row half indices (i12, i34). Either every half's tables, built once and kept
+    (`n >= FULL_TABLES_FROM`, or already built), or only the halves these rows use, built
+    for this draw. The values are the same either way; only their indexing differs."""
+    g12, g34 = model.idx12[idx], model.idx34[idx]
+    if "full" not in c and n >= FULL_TABLES_FROM:
+        rows12, rows34 = np.arange(len(model.keys12)), np.arange(len(model.keys34))
+        c["full"] = _tables_of(model, rows12, rows34)
+    if "full" in c:
+        return c["full"], g12, g34
+    rows12, l12 = np.unique(g12, return_inverse=True)
+    rows34, l34 = np.unique(g34, return_inverse=True)
+    return _tables_of(model, rows12, rows34), l12.ravel(), l34.ravel()
+
+
+def _tables_of(model: PairModel, rows12: np.ndarray, rows34: np.ndarray) -> dict:
+    p12, p34, r34 = model.draw_tables(rows12, rows34)
+    if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
+        return {
+            "p12d": np.ascontiguousarray(p12[:, _DIAG]),
+            "r34d": np.ascontiguousarray(r34[:, _DIAG]),
+            "p34d": np.ascontiguousarray(p34[:, _DIAG]),
+        }
+    q34 = np.zeros((len(p34), 21, 22), dtype=np.int64)
+    q34[:, :, 1:] = p34.reshape(-1, 21, 21).cumsum(axis=2)
+    return {"p12": p12, "r34": r34, "q34": q34.reshape(-1)}
 
 
 def search_blocks(flat: np.ndarray, start: np.ndarray, width: int, target: np.ndarray) -> np.ndarray:
@@ -108,10 +143,22 @@ _PAD = 31  # padded suit tables: HCP h at index h + 10, zeros around, so shifts 
 _TRI_OFF = (_TRI_A + 10) * _PAD + (_TRI_B + 10)
 
 
-def _padded_tables(model: PairModel) -> np.ndarray:
-    t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int64)
-    t[:, :, :, 10:21, 10:21] = model.suit_tables
-    return t.reshape(-1)
+_PADDED: dict = {}  # digest of suit tables -> padded tables; models with the same masks share
+
+
+def _padded_tables(model: PairModel, key: bytes) -> np.ndarray:
+    """The model's suit tables padded for `_split` (6 MB): kept for the 8 most recently used
+    sets of suit tables, not by the model (most models share the plain joint tables)."""
+    t = _PADDED.pop(key, None)
+    if t is None:
+        t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int64)
+        t[:, :, :, 10:21, 10:21] = model.suit_tables
+        t = t.reshape(-1)
+        t.flags.writeable = False
+        while len(_PADDED) >= 8:  # 6 MB each
+            del _PADDED[next(iter(_PADDED))]
+    _PADDED[key] = t  # most recently used last
+    return t
 
 
 def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
@@ -144,10 +191,11 @@ def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
         idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z[idx]]
     n = len(idx)
     la, lb = model.la[idx], model.lb[idx]
+    t, i12, i34 = _hcp_tables(model, c, idx, n)
     if model.rest:
-        ha, hb = _hcp_rest(model, c, rng, idx, la, lb)
+        ha, hb = _hcp_rest(model, c, t, i12, i34, rng, idx, la, lb)
     else:
-        ha, hb = _hcp_pair(model, c, rng, idx, la, lb)
+        ha, hb = _hcp_pair(model, c, t, i12, i34, rng, idx, la, lb)
     ha, hb = ha.ravel(), hb.ravel()
     owner = _cards(model, c, rng, la, lb, ha, hb)
     if model.fit_mode:
@@ -172,18 +220,19 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
         suits[:, k, :][take] = seat_b
 
 
-def _hcp_pair(model: PairModel, c: dict, rng: Rng, idx, la, lb):
-    """Steps 2-5 for two real seats: `(n, 4)` HCP per suit of seat a and of seat b."""
+def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
+    """Steps 2-5 for two real seats: `(n, 4)` HCP per suit of seat a and of seat b. `t` holds
+    the HCP tables, `i12`/`i34` each row's halves in them (see `_hcp_tables`)."""
     n = len(idx)
     rows = np.arange(n)
-    i34 = model.idx34[idx]
     # 2. HCP (u, v) of suits 1+2: cumulative weights per distinct pair, binary search per row
-    uniq, inv = np.unique(idx, return_inverse=True)
-    cum = np.cumsum(c["p12"][model.idx12[uniq]] * c["r34"][model.idx34[uniq]], axis=1).ravel()
+    _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    cum = np.cumsum(t["p12"][i12[first]] * t["r34"][i34[first]], axis=1).ravel()
     uv = search_blocks(cum, inv * 441, 441, rng.below(model.weights[idx]))
     u, v = uv // 21, uv % 21
     # 3. split between suits 1 and 2
-    flat = c["padded"]
+    flat = _padded_tables(model, c["padded_key"])
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0a, h0b = _split(rng, flat, base[:, 0], base[:, 1], u, v)
     h1a, h1b = u - h0a, v - h0b
@@ -192,7 +241,7 @@ def _hcp_pair(model: PairModel, c: dict, rng: Rng, idx, la, lb):
     x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
     y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
     qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
-    q = c["q34"]
+    q = t["q34"]
     xr = np.arange(21)[None, :]
     row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
     xs = rng.choose_rows(row_w)
@@ -219,17 +268,18 @@ def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray
     return rng.choose_rows(flat[xi] * flat[yi])
 
 
-def _hcp_rest(model: PairModel, c: dict, rng: Rng, idx, la, lb):
+def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
     """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest)."""
-    uniq, inv = np.unique(idx, return_inverse=True)
-    w = c["p12d"][model.idx12[uniq]] * c["r34d"][model.idx34[uniq]]
+    _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
     u = search_blocks(np.cumsum(w, axis=1).ravel(), inv * 21, 21, rng.below(model.weights[idx]))
-    flat = c["padded"]
+    flat = _padded_tables(model, c["padded_key"])
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
     lo_a, hi_a = c["hcp_a"]
     total = u[:, None] + _G21[None, :]
-    xw = c["p34d"][model.idx34[idx]] * ((total >= lo_a) & (total <= hi_a))
+    xw = t["p34d"][i34] * ((total >= lo_a) & (total <= hi_a))
     xs = rng.choose_rows(xw)
     h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
     ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)

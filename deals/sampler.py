@@ -28,7 +28,10 @@ are exactly uniform.
   two at most per-suit length ranges (`deals.crossing`, e.g. the overcall examples; cached
   on disk by `deals.cache`). Otherwise (three or more seats with HCP rules, e.g. the take-out
   double examples) it is *estimated*: P(S') (exact) times the acceptance rate, with a 95%
-  Wilson interval, on at least `MIN_ESTIMATE_DRAWS` draws.
+  Wilson interval, on at least `MIN_ESTIMATE_DRAWS` draws: the caller's own draws when it
+  made that many, else exactly `MIN_ESTIMATE_DRAWS` draws from a generator seeded by the
+  compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
+  computed once per process and remembered on disk.
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -44,8 +47,7 @@ caller can stream 100,000 deals in bounded memory.
 
 from __future__ import annotations
 
-import functools
-
+from collections import OrderedDict
 from collections.abc import Iterator
 from fractions import Fraction
 
@@ -58,7 +60,7 @@ from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .part_sampler import draw_part
 from .probability import Probability, wilson
-from .rng import Rng
+from .rng import Rng, make_rng
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
 from .tables import ALL_DEALS
 
@@ -126,15 +128,33 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     return owner
 
 
-@functools.lru_cache(maxsize=16)
+#: The models kept for reuse: at most this many, holding at most this many bytes together.
+#: A model keeps its counts, not its HCP tables (`deals.part_sampler` rebuilds the few a
+#: small draw needs), so most weigh well under 5 MB; one that built its full draw tables
+#: for a long run can weigh tens of MB, and the byte budget pushes the oldest out.
+MODEL_CACHE_SIZE = 256
+MODEL_CACHE_BYTES = 160 * 2**20
+_MODELS: OrderedDict[PartRules, PairModel] = OrderedDict()
+
+
 def pair_model(part: PartRules) -> PairModel:
     """The exact model of a partnership's rules, shared by every scenario with the same rules.
 
     Counting is most of the cost of a new scenario, and a wiki repeats hand types across
     pages (the same opening, the same splinter response). A model is only read after it
     is built (its lazily built draw tables depend on the model alone), so sharing is safe.
+    Least recently used models are dropped past `MODEL_CACHE_SIZE` or `MODEL_CACHE_BYTES`.
     """
-    return PairModel(part)
+    model = _MODELS.get(part)
+    if model is not None:
+        _MODELS.move_to_end(part)
+        return model
+    model = PairModel(part)
+    _MODELS[part] = model
+    total = sum(m.nbytes for m in _MODELS.values())
+    while len(_MODELS) > 1 and (len(_MODELS) > MODEL_CACHE_SIZE or total > MODEL_CACHE_BYTES):
+        total -= _MODELS.popitem(last=False)[1].nbytes
+    return model
 
 
 class ScenarioSampler:
@@ -260,22 +280,59 @@ class ScenarioSampler:
         return float(self.core.superset_probability) * wilson(self._accepted, self._drawn)[1]
 
     def estimate_probability(self, rng: Rng, min_draws: int = MIN_ESTIMATE_DRAWS) -> Probability:
-        """The exact probability, or (both partnerships constrained) an estimate from the
-        draws made so far, topped up to `min_draws` with draws from `rng`. Never
-        raises: with no deal accepted yet the estimate is 0 with its upper bound."""
+        """The exact probability, or (both partnerships constrained) an estimate: from the
+        draws made so far when there are at least `min_draws` of them (a long CLI run),
+        otherwise from exactly `min_draws` draws of the scenario's own generator (see
+        `_rules_estimate`; `rng` is then left alone). Never raises: with no deal accepted
+        the estimate is 0 with its upper bound."""
         if self.probability is not None:
             return self.probability
         assert self.core is not None
-        while self._drawn < min_draws:
-            owner = self._proposals(min(BATCH, min_draws - self._drawn), rng)
-            self._drawn += owner.shape[0]
-            self._accepted += int(self._accept(owner).sum())
+        if self._drawn >= min_draws:
+            accepted, drawn = self._accepted, self._drawn
+        else:
+            accepted, drawn = self._rules_estimate(min_draws), min_draws
         base = float(self.core.superset_probability)
-        low, high = wilson(self._accepted, self._drawn)
+        low, high = wilson(accepted, drawn)
         upper = min([float(m.probability) for m in self.models] + [base])
-        return Probability(
-            base * self._accepted / self._drawn, None, base * low, min(base * high, upper), self._drawn
-        )
+        return Probability(base * accepted / drawn, None, base * low, min(base * high, upper), drawn)
+
+    def _rules_estimate(self, draws: int) -> int:
+        """How many of `draws` proposals are accepted, with proposals drawn from a generator
+        seeded by the compiled scenario alone (`rules_rng`): the estimate is a property of
+        the rules, the same on every page that repeats them, so it is computed once per
+        process (and remembered on disk by `deals.cache`), not once per page."""
+        from . import cache
+
+        key = (self.compiled, draws)
+        accepted = _ESTIMATES.get(key)
+        if accepted is None:
+            accepted = cache.get_int("estimate", key)
+        if accepted is None:
+            rng = rules_rng(self.compiled)
+            accepted = drawn = 0
+            while drawn < draws:
+                owner = self._proposals(min(BATCH, draws - drawn), rng)
+                drawn += owner.shape[0]
+                accepted += int(self._accept(owner).sum())
+            cache.put_int("estimate", key, accepted)
+        _ESTIMATES[key] = accepted
+        return accepted
+
+
+_ESTIMATES: dict = {}  # (compiled scenario, draws) -> accepted draws
+
+
+def rules_rng(compiled: CompiledScenario) -> Rng:
+    """A generator seeded by the compiled scenario only (a SHA-256 of its repr, which is
+    made of tuples, ints and enums, so the same on every run and machine)."""
+    import hashlib
+
+    digest = hashlib.sha256(f"estimate|{compiled!r}".encode()).digest()
+    return make_rng(_RULES_TAG, *(int.from_bytes(digest[i : i + 4], "big") for i in range(0, 16, 4)))
+
+
+_RULES_TAG = 0x72756C65  # "rule"
 
 
 def exact_cross_count(compiled: CompiledScenario) -> int | None:

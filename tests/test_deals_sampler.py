@@ -180,3 +180,58 @@ def test_rarer_partnership_is_the_core_and_deals_still_satisfy():
     for row in rows.tolist():
         deal = Deal.from_seat_of_card(row)
         assert satisfies(deal, scenario)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fit:H8+ opener H:5+ hcp:12-21; responder x:0-1 xhcp:0 hcp:10-15",  # pair mode
+        "opener H:7+ x:0-1 hcp:5-10",  # rest mode
+        "opp1 hcp:8+ H:5+; opp2 fit:9+",  # fit mode
+    ],
+)
+def test_draws_from_partial_and_full_tables_are_the_same(monkeypatch, text):
+    """A small draw builds only the HCP tables of the halves it uses, a large one every
+    half's (kept on the model): the same values, so the same deals from the same seed."""
+    from deals import part_sampler
+    from deals.counting import PairModel
+    from deals.part_sampler import draw_part
+
+    part = next(p for p in ScenarioSampler(dsl.parse_scenarios(text)[0]).parts)
+    small = draw_part(PairModel(part), 300, make_rng(8))
+    monkeypatch.setattr(part_sampler, "FULL_TABLES_FROM", 1)
+    full_model = PairModel(part)
+    full = draw_part(full_model, 300, make_rng(8))
+    assert "full" in full_model._draw_cache
+    assert np.array_equal(small, full)
+
+
+def test_estimate_is_a_property_of_the_rules():
+    """Below `MIN_ESTIMATE_DRAWS` own draws, the estimate comes from a generator seeded by the
+    compiled scenario: every page repeating the rules gets the same one, whatever its seed."""
+    text = "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8"
+    first = ScenarioSampler(dsl.parse_scenarios(text)[0])
+    list(first.batches(10, page_rng(1, 10, 1)))
+    second = ScenarioSampler(dsl.parse_scenarios("other label: " + text)[0])
+    list(second.batches(10, page_rng(2, 20, 1)))
+    a, b = first.estimate_probability(page_rng(1, 10, 1)), second.estimate_probability(page_rng(2, 20, 1))
+    assert not a.exact and a == b and a.draws == 20_000
+    # enough draws of its own (a long CLI run): those are used
+    third = ScenarioSampler(dsl.parse_scenarios(text)[0])
+    rng = make_rng(5)
+    list(third.batches(20, rng))
+    own = third.estimate_probability(rng, min_draws=third._drawn)
+    assert own.draws == third._drawn
+
+
+def test_model_cache_keeps_to_its_byte_budget(monkeypatch):
+    import deals.sampler as sampler_module
+
+    monkeypatch.setattr(sampler_module, "_MODELS", sampler_module.OrderedDict())
+    monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 1)
+    texts = ["opener H:5+ hcp:12-21; responder H:4+", "opener S:5+ hcp:12-21; responder S:4+"]
+    models = [sampler_module.pair_model(ScenarioSampler(dsl.parse_scenarios(t)[0]).parts[0]) for t in texts]
+    assert list(sampler_module._MODELS.values()) == [models[-1]]  # the newest always stays
+    monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 10**9)
+    again = sampler_module.pair_model(models[-1].part)
+    assert again is models[-1]
