@@ -17,7 +17,7 @@ from .errors import DumpError
 from .extract import extract, template_title
 from .model import SiteInfo, SyncReport, WikiPage
 from .store import StateStore
-from .syncer import SyncSettings
+from .syncer import SyncSettings, format_timestamp
 from .titles import CANONICAL_NAMESPACES
 
 log = logging.getLogger(__name__)
@@ -152,21 +152,12 @@ def sync_from_dump(path: str | Path, store: StateStore, settings: SyncSettings) 
             problems=result.problems,
         )
     old = store.revisions()
-    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     with store.transaction() as db:
-        for page_id in old.keys() - found.keys():
-            StateStore.delete(db, page_id)
-        for page in found.values():
-            StateStore.upsert(db, page)
+        gone = StateStore.replace_pages(db, old, found.values())
         StateStore.put_site_info(db, site)
         StateStore.put_meta(db, "selection", settings.selection(f"dump:{Path(path).resolve()}"))
-        StateStore.put_meta(db, "last_sync", now)
+        StateStore.put_meta(db, "last_sync", format_timestamp(datetime.now(UTC)))
         # An export has no recent-changes cursor: a later --api run must start with a full sync.
         db.execute("DELETE FROM meta WHERE key = 'cursor'")
-    report.created = sum(1 for pid in found if pid not in old)
-    report.updated = sum(1 for pid, p in found.items() if pid in old and old[pid] != p.revid)
-    report.deleted = len(old.keys() - found.keys())
-    report.pages_total = len(found)
-    report.unchanged = report.pages_total - report.created - report.updated
-    report.problems = sum(1 for p in found.values() if p.problems)
+    report.record(old, found.values(), gone, list(found.values()))
     return report

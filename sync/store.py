@@ -164,6 +164,17 @@ class StateStore:
     def delete(connection: sqlite3.Connection, page_id: int) -> None:
         connection.execute("DELETE FROM pages WHERE page_id = ?", (page_id,))
 
+    @staticmethod
+    def replace_pages(connection: sqlite3.Connection, old_ids: Iterable[int], pages: Iterable[WikiPage]) -> set[int]:
+        """Make `pages` the whole set of pages (a full sync); returns the ids deleted."""
+        pages = list(pages)
+        gone = set(old_ids) - {p.page_id for p in pages}
+        for page_id in gone:
+            StateStore.delete(connection, page_id)
+        for page in pages:
+            StateStore.upsert(connection, page)
+        return gone
+
 
 def _page(row: tuple[Any, ...]) -> WikiPage:
     page_id, title, namespace, revid, timestamp, raw, problems = row

@@ -55,7 +55,7 @@ def _timestamp(value: str) -> datetime:
     return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
-def _format_timestamp(value: datetime) -> str:
+def format_timestamp(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -178,16 +178,13 @@ class ApiSync:
         new = {p.page_id: p for p in found if p is not None}
         old = self.store.revisions()
         with self.store.transaction() as db:
-            for page_id in old.keys() - new.keys():
-                StateStore.delete(db, page_id)
-            for page in new.values():
-                StateStore.upsert(db, page)
+            gone = StateStore.replace_pages(db, old, new.values())
             self._write_meta(db, site, cursor, full=True, info_checked=True)
-        self._count(old, upserts=new.values(), deletes=old.keys() - new.keys())
+        self.report.record(old, new.values(), gone, self.store.pages())
         self.report.fetched = len(pages)
 
     def _initial_cursor(self, query: dict[str, Any]) -> dict[str, Any]:
-        server_time = (query.get("general") or {}).get("time") or _format_timestamp(self.now)
+        server_time = (query.get("general") or {}).get("time") or format_timestamp(self.now)
         rc = (query.get("recentchanges") or [{}])[0]
         le = (query.get("logevents") or [{}])[0]
         return {
@@ -261,7 +258,7 @@ class ApiSync:
             for page in upserts:
                 StateStore.upsert(db, page)
             self._write_meta(db, site, cursor, full=False, info_checked=info_checked)
-        self._count(stored, upserts=upserts, deletes=deletes)
+        self.report.record(stored, upserts, deletes, self.store.pages())
         self.report.fetched = len(fetched)
 
     def _info_check_due(self) -> bool:
@@ -365,7 +362,7 @@ class ApiSync:
         )
 
     def _write_meta(self, db: Any, site: SiteInfo, cursor: dict[str, Any], full: bool, info_checked: bool) -> None:
-        now = _format_timestamp(self.now)
+        now = format_timestamp(self.now)
         StateStore.put_site_info(db, site)
         StateStore.put_meta(db, "cursor", cursor)
         StateStore.put_meta(db, "selection", self.settings.selection(self.client.settings.api_url))
@@ -374,16 +371,6 @@ class ApiSync:
             StateStore.put_meta(db, "last_full_sync", now)
         if info_checked:
             StateStore.put_meta(db, "last_info_check", now)
-
-    def _count(self, old: dict[int, int], upserts: Iterable[WikiPage], deletes: Iterable[int]) -> None:
-        upserts = list(upserts)
-        self.report.created = sum(1 for p in upserts if p.page_id not in old)
-        self.report.updated = sum(1 for p in upserts if p.page_id in old and old[p.page_id] != p.revid)
-        self.report.deleted = len(set(deletes))
-        total = self.store.pages()
-        self.report.pages_total = len(total)
-        self.report.problems = sum(1 for p in total if p.problems)
-        self.report.unchanged = self.report.pages_total - self.report.created - self.report.updated
 
 
 def _batches(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:
