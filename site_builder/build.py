@@ -197,6 +197,16 @@ def render_files(
     return files
 
 
+def _urls(a: PageAnalysis, dealt: bool) -> dict[str, str | None]:
+    """The page's own files, as paths relative to the mirror's root (None: not published)."""
+    pid = a.page.page_id
+    return {
+        "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
+        "deals_url": str(layout.deals_json(pid)) if dealt else None,
+        "pbn_url": str(layout.deals_pbn(pid)) if dealt else None,
+    }
+
+
 def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     rows = []
     for a in sorted(analyses, key=lambda a: (a.page.title, a.page.page_id)):
@@ -206,9 +216,7 @@ def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[dict[str, An
                 "title": a.page.title,
                 "status": a.status.value,
                 "html_url": str(layout.convention_html(pid)),
-                "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
-                "deals_url": str(layout.deals_json(pid)) if pid in deals else None,
-                "pbn_url": str(layout.deals_pbn(pid)) if pid in deals else None,
+                **_urls(a, pid in deals),
                 "scenarios": [
                     {"index": d["index"], "label": d["label"], "probability": d["probability"], "exact": d["probability_exact"]}
                     for d in deals.get(pid, [])
@@ -219,30 +227,27 @@ def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[dict[str, An
 
 
 def _convention_view(a: PageAnalysis, docs: list[dict[str, Any]], links: WikiLinks) -> dict[str, Any]:
-    pid = a.page.page_id
-    scenarios = []
-    for scenario, doc in zip(a.scenarios, docs or [None] * len(a.scenarios)):
-        scenarios.append(
-            {
-                "index": doc["index"] if doc else len(scenarios) + 1,
-                "label": scenario.label,
-                "words": describe(scenario),
-                "dsl": format_scenario(scenario),
-                "unsatisfiable": doc.get("unsatisfiable") if doc else None,
-                "too_rare": doc.get("too_rare") if doc else None,
-                "probability": doc["probability"] if doc else 0,
-                "exact": doc["probability_exact"] if doc else True,
-                "deals": [hands(d["pbn"]) for d in doc["deals"]] if doc else [],
-            }
-        )
+    # Every served scenario has its deals document (_deals draws one for each, even for 0 deals).
+    scenarios = [
+        {
+            "index": doc["index"],
+            "label": scenario.label,
+            "words": describe(scenario),
+            "dsl": format_scenario(scenario),
+            "unsatisfiable": doc.get("unsatisfiable"),
+            "too_rare": doc.get("too_rare"),
+            "probability": doc["probability"],
+            "exact": doc["probability_exact"],
+            "deals": [hands(d["pbn"]) for d in doc["deals"]],
+        }
+        for scenario, doc in zip(a.scenarios, docs, strict=True)
+    ]
     return {
-        "page_id": pid,
+        "page_id": a.page.page_id,
         "title": a.page.title,
         "status": a.status.value,
         "wiki_url": links.view(a.page.title),
-        "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
-        "deals_url": str(layout.deals_json(pid)) if docs else None,
-        "pbn_url": str(layout.deals_pbn(pid)) if docs else None,
+        **_urls(a, bool(docs)),
         "served_revid": a.served_revid,
         "current_revid": a.page.revid,
         "scenarios": scenarios,
