@@ -13,7 +13,8 @@ Modules, smallest first:
 - `predicate`: an independent checker of a deal against a Scenario, for tests and callers;
 - `output`: streaming JSON and PBN writers used by `bridgeshape-mirror deals`;
 - `crossing`: exact counts across partnerships (two seats with HCP rules at most);
-  `cache`: those counts remembered on disk;
+  `length_matrices`: exact counts of any scenario through its length matrices, within a
+  budget (three or four seats with HCP rules); `cache`: those counts remembered on disk;
 - `probability`: exact or estimated probabilities; `feasibility`: emptiness proofs across
   the four seats;
 - `errors`: `Unsatisfiable`, `TooRare`; `blas`: keeps numpy's BLAS single-threaded.

@@ -45,6 +45,8 @@ from math import comb
 import numpy as np
 
 from .blas import single_threaded_blas
+from .exact import exact_dot
+from .symmetry import representatives
 from .rules import PartRules, SeatRule
 from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors
 
@@ -230,10 +232,15 @@ def length_pairs(part: PartRules) -> int:
 class PairModel:
     """Exact count of a partnership's satisfying hand pairs, and the tables to draw them."""
 
-    def __init__(self, part: PartRules, force_pair: bool = False, count_only: bool = False):
+    def __init__(
+        self, part: PartRules, force_pair: bool = False, count_only: bool = False, alike: list[list[int]] | None = None
+    ):
         """`force_pair`: enumerate pairs of length vectors even when seat b has no rule (the
         cross-partnership counts need the count of every pair). `count_only`: drop the
-        tables only the sampler needs, once counted (they are the bulk of the memory)."""
+        tables only the sampler needs, once counted (they are the bulk of the memory).
+        `alike`: classes of suits the whole scenario treats alike (`deals.symmetry`; with
+        `force_pair` and `count_only` only): keep one pair of length vectors per orbit,
+        `multiplicity` saying how many pairs it stands for."""
         single_threaded_blas()
         self.part = part
         ra, rb = part.rules
@@ -252,6 +259,11 @@ class PairModel:
         self.seats = (sa, sb if self.fit_mode else -1 if self.rest else sb)
         part_ab = PartRules((sa, sb), (ra, rb), () if self.rest else part.fits)
         la, lb = _length_vector_pairs(part_ab, self.rest)
+        multiplicity = np.ones(len(la), dtype=np.int64)
+        if alike is not None:
+            assert force_pair and count_only, "orbits are for counts, not for draws"
+            keep, multiplicity = representatives(la * 14 + lb, alike)
+            la, lb, multiplicity = la[keep], lb[keep], multiplicity[keep]
 
         joint = joint_table()
         # Per suit, four variants: bit 0 = seat a's wildcard-HCP complement, bit 1 = seat b's.
@@ -271,6 +283,8 @@ class PairModel:
         w, k12, k34, keys12, keys34 = self._term(variants, la, lb, zero)
         keep = w > 0
         self.la, self.lb, self.weights = la[keep], lb[keep], w[keep]
+        #: How many pairs of length vectors each kept pair stands for (1 without `alike`).
+        self.multiplicity = multiplicity[keep]
         #: Each kept pair's halves (suits 1+2, suits 3+4): indices into `keys12`/`keys34`,
         #: the codes of the distinct halves. Their HCP tables are not kept (tens of MB for a
         #: big partnership): `draw_tables` rebuilds those a draw needs.
@@ -278,8 +292,7 @@ class PairModel:
         self.keys12, self.keys34 = keys12, keys34
         if self.fit_mode:
             self._fit_tables(part.fits)
-        scale = self.fit_z.tolist() if self.fit_mode else [1] * len(self.la)
-        self.superset_count = sum(w * z for w, z in zip(self.weights.tolist(), scale))
+        self.superset_count = self._scaled_total(self.weights)
 
         # Exact count: inclusion-exclusion over the seats whose wildcard has an HCP condition.
         total = self.superset_count
@@ -298,12 +311,16 @@ class PairModel:
                 v += 2 * qb.astype(np.int64)
             term = self._term(variants, self.la, self.lb, v)[0]
             sign = -1 if (use_a + use_b) % 2 else 1
-            total += sign * sum(t * z for t, z in zip(term.tolist(), scale))
+            total += sign * self._scaled_total(term)
             self.exact_weights += sign * term
         self.count = total
         del self._memo
         if count_only:
             self.suit_tables = None
+
+    def _scaled_total(self, weights: np.ndarray) -> int:
+        """sum of per-pair weights, each times Z(L) in fit mode (or its multiplicity), exactly."""
+        return exact_dot(weights, self.fit_z if self.fit_mode else self.multiplicity)
 
     def _fit_tables(self, fits) -> None:
         """Fit mode: for each kept length vector of a, the cumulative weights of b's length
@@ -324,7 +341,7 @@ class PairModel:
         keep = self.fit_z > 0
         if not keep.all():  # vectors of a that no partner hand can complete
             self.la, self.lb, self.weights = self.la[keep], self.lb[keep], self.weights[keep]
-            self.idx12, self.idx34 = self.idx12[keep], self.idx34[keep]
+            self.idx12, self.idx34, self.multiplicity = self.idx12[keep], self.idx34[keep], self.multiplicity[keep]
             self.fit_lb_cum, self.fit_z = self.fit_lb_cum[keep], self.fit_z[keep]
 
     def _term(self, variants, la, lb, v):

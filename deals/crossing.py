@@ -18,7 +18,7 @@ c with d is fixed by r (c_k + d_k = r_k).
 
 This covers the overcall examples of the reference (opener and opp1 with HCP, opp2's fit).
 Three or more seats with HCP rules, or shapes and wildcards on c or d, are not covered:
-`cross_count` returns None and the probability is estimated (see `deals.sampler`).
+`cross_count` returns None and `deals.length_matrices` counts the scenario instead.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from itertools import combinations
 import numpy as np
 
 from .counting import PairModel, length_pairs
+from .exact import exact_dot
+from .symmetry import suit_classes
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
 from .tables import comb_table
 
@@ -65,12 +67,12 @@ def cross_count(compiled: CompiledScenario) -> int | None:
     part = PartRules((a, b), (rules[a], rules[b]), fits_ab)
     if length_pairs(part) > MAX_CROSS_PAIRS:
         return None
-    model = PairModel(part, force_pair=True, count_only=True)
+    model = PairModel(part, force_pair=True, count_only=True, alike=suit_classes(compiled))
     lengths = {model.seats[0]: model.la, model.seats[1]: model.lb}
-    weights = model.exact_weights
+    weights, multiplicity = model.exact_weights, model.multiplicity
     del model
-    z = _completions(lengths, rules[c], rules[d], c, d, fits_rest)
-    return sum(w * zz for w, zz in zip(weights.tolist(), z.tolist()) if zz)
+    z = _completions(lengths, rules[c], rules[d], c, d, fits_rest)  # below C(26, 13) < 2**24
+    return exact_dot(weights, z * multiplicity)
 
 
 def _completions(lengths: dict, rc: SeatRule, rd: SeatRule, c: int, d: int, fits) -> np.ndarray:

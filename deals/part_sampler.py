@@ -40,6 +40,7 @@ import hashlib
 import numpy as np
 
 from .counting import PairModel
+from .exact import exact_sum
 from .rng import Rng
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
@@ -71,7 +72,7 @@ def _prepare(model: PairModel) -> dict:
     cache = getattr(model, "_draw_cache", None)
     if cache is not None:
         return cache
-    total = int(sum(model.weights.tolist()))
+    total = exact_sum(model.weights)
     shift = max(0, total.bit_length() - 62)
     w = model.weights
     w2 = ((w - 1) >> shift) + 1 if shift else w

@@ -24,10 +24,13 @@ are exactly uniform.
   constrained seat is counted alone, and a partnership as a whole when that is cheap (one
   seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the
   candidate with the smallest exact probability (fewest rejections), the rest is checked by
-  rejection. The probability is exact when at most two seats have HCP rules and the other
-  two at most per-suit length ranges (`deals.crossing`, e.g. the overcall examples; cached
-  on disk by `deals.cache`). Otherwise (three or more seats with HCP rules, e.g. the take-out
-  double examples) it is *estimated*: P(S') (exact) times the acceptance rate, with a 95%
+  rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
+  rules and the other two at most per-suit length ranges (the overcall examples), else by
+  `deals.length_matrices`, which counts any scenario through its 4x4 length matrices (the
+  take-out double examples, three seats with HCP rules, in under a second); both are
+  cached on disk by `deals.cache`. Only a scenario past the length-matrix budget (say,
+  three seats with HCP rules and no length rule at all) is *estimated*: P(S') (exact) times
+  the acceptance rate, with a 95%
   Wilson interval, on at least `MIN_ESTIMATE_DRAWS` draws: the caller's own draws when it
   made that many, else exactly `MIN_ESTIMATE_DRAWS` draws from a generator seeded by the
   compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
@@ -212,7 +215,7 @@ class ScenarioSampler:
         # The core is the rarest exactly drawable superset: the fewest deals to reject.
         self.core = min(candidates, key=lambda m: m.superset_probability)
         self.checked = parts
-        # Exact after all when at most two seats have HCP rules (`deals.crossing`).
+        # Exact after all unless the scenario is past the counting budget (`exact_cross_count`).
         count = exact_cross_count(self.compiled)
         if count == 0:
             raise Unsatisfiable("no deal satisfies the constraints of both partnerships together")
@@ -336,14 +339,19 @@ _RULES_TAG = 0x72756C65  # "rule"
 
 
 def exact_cross_count(compiled: CompiledScenario) -> int | None:
-    """`deals.crossing.cross_count`, remembered on disk (it can take a few tenths of a second)."""
+    """The exact count of a scenario tying both partnerships together: `deals.crossing` when
+    it covers the scenario (fast), else `deals.length_matrices` within its budget, else None.
+    Remembered on disk (either can take a few tenths of a second, the second a few seconds)."""
     from . import cache
     from .crossing import cross_count
+    from .length_matrices import matrix_count
 
     cached = cache.get_int("cross", compiled)
     if cached is not None:
         return cached if cached >= 0 else None
     count = cross_count(compiled)
+    if count is None:
+        count = matrix_count(compiled)
     cache.put_int("cross", compiled, -1 if count is None else count)
     return count
 

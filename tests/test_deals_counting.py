@@ -277,3 +277,19 @@ def test_exact_matmul_is_exact_on_large_entries():
     want = x.astype(object) @ y.astype(object).T
     assert (exact_matmul(x, y).astype(object) == want).all()
     assert (np.rint(x.astype(float) @ y.astype(float).T).astype(np.int64).astype(object) != want).any()
+
+
+def test_exact_dot_and_sum_are_exact_past_int64():
+    """Weighted totals of int64 counts pass 2**63: the limb split must give Python's exact
+    result, signs included, where plain int64 arithmetic wraps around."""
+    from deals.exact import exact_dot, exact_sum
+
+    gen = np.random.default_rng(3)
+    x = gen.integers(-(2**62), 2**62, size=3_000_000, dtype=np.int64)
+    y = gen.integers(-(2**40), 2**40, size=3_000_000, dtype=np.int64)
+    x[:3] = [2**63 - 1, -(2**63), 0]
+    y[:3] = [2**40 - 1, -(2**40), 5]
+    want_dot = sum(a * b for a, b in zip(x.tolist(), y.tolist()))
+    assert exact_dot(x, y) == want_dot
+    assert exact_sum(x) == sum(x.tolist())
+    assert int(np.dot(x, y)) != want_dot  # int64 alone wraps

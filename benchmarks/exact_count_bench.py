@@ -1,0 +1,67 @@
+"""How long exact probabilities take, with an empty disk cache: the reference's examples
+that tie both partnerships together, and scenarios beyond them. Prints, per scenario, the
+method that counted it (`crossing`, `length matrices`, or `estimate` past the budget), the
+admissible length matrices and the planned work against the budget, the seconds, and the
+probability. Not part of the test suite; no speed target of its own (the counts feed the
+`deals` command and the mirror build, whose benchmarks have targets).
+
+Run: .venv/bin/python benchmarks/exact_count_bench.py [DSL ...]
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+os.environ["BSM_DEALS_CACHE"] = "0"  # measure the counting, not the disk cache
+
+import dsl  # noqa: E402
+from deals import length_matrices as lm  # noqa: E402
+from deals.crossing import cross_count  # noqa: E402
+from deals.rules import compile_scenario  # noqa: E402
+from deals.tables import ALL_DEALS  # noqa: E402
+
+SCENARIOS = [
+    # the reference's take-out doubles (three seats with HCP rules) and overcalls
+    "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8",
+    "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; opp2 hcp:8+ x:5+",
+    "opener hcp:12-21 x:5+; opp1 hcp:10+ x:5+; opp2 fit:8+",
+    "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",
+    # beyond the reference
+    "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8; opp2 hcp:0-8",
+    "opener hcp:15-17 shape:balanced; opp1 hcp:8+ x:5+; responder hcp:8+ x:4+",
+    "opener H:5+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:3+ hcp:6-10",
+    "opener hcp:12-21; opp1 hcp:12+; responder hcp:0-8",
+]
+
+
+def main() -> None:
+    texts = sys.argv[1:] or SCENARIOS
+    print(f"budget: {lm.MAX_MATRICES:,} matrices, {lm.MAX_WORK:.1e} multiply-adds")
+    for text in texts:
+        compiled = compile_scenario(dsl.parse_scenarios(text)[0])
+        started = time.perf_counter()
+        count, method, matrices, work = cross_count(compiled), "crossing", None, None
+        if count is None:
+            method = "length matrices"
+            found = lm.length_matrices(compiled)
+            if found is not None:
+                matrices = len(found)
+                counter = lm.LengthMatrixCount(compiled)
+                plan = counter.plan(found)
+                work = plan.work
+                if plan.work <= lm.MAX_WORK:
+                    count = counter.total(plan)
+            if count is None:
+                method = "estimate (past the budget)"
+        seconds = time.perf_counter() - started
+        figures = f"{matrices:,} matrices" if matrices is not None else "-"
+        if work is not None:
+            figures += f", work {work:.2e} ({work / lm.MAX_WORK:.2f} of the budget)"
+        probability = f"p = {count / ALL_DEALS:.6g}" if count is not None else "p estimated by the sampler"
+        print(f"\n{text}\n  {method}: {figures}; {seconds:.2f} s; {probability}")
+
+
+if __name__ == "__main__":
+    main()

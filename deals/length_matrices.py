@@ -1,0 +1,421 @@
+"""Exact counts of whole deals through their length matrices: any scenario, within a budget.
+
+A deal's *length matrix* L[seat, suit] (4 x 4, every row and every column summing to 13)
+decides every length-only rule of a scenario: suit ranges, shapes, wildcard lengths and fits.
+Given L the suits are independent: suit k's 13 cards split among the seats as column L[:, k]
+says, and the ways to deal it with given HCP per seat are a sum over who holds each of
+A K Q J (4**4 owners) of the ways to deal the nine spot cards (a multinomial). So
+
+    count = sum over admissible L of  sum over the HCP box of (T_1 * T_2 * T_3 * T_4)
+
+where T_k is suit k's table over the HCP of the seats that have a total-HCP rule (per-suit
+HCP rules mask a seat's entries; the HCP of seats without a total rule are summed out) and
+* is convolution. This is what `deals.crossing` cannot do: three or four seats with HCP
+rules (the take-out double examples), shapes and wildcards on every seat, fits of both
+partnerships at once.
+
+- HCP totals are *capped*: a range lo-hi keeps the values 0..hi (HCP never come back down,
+  so more is dropped), an open range lo+ keeps 0..lo, lo standing for "lo or more". A half
+  (two suits) holds at most 20 HCP per seat. The take-out double examples need
+  21 x 13 x 9 = 2,457 cells per half instead of 21**3.
+- Meet in the middle: P12 = T_1 * T_2, P34 = T_3 * T_4, and L counts P12 . R34, R34 being the
+  box sums of P34 (what each cell of P12 still allows; separable, one 0/1 matrix per seat).
+- Alike suits (`deals.symmetry`): only matrices whose columns are in order within each class
+  of suits the scenario treats alike are counted, each times the arrangements it stands for
+  (the take-out doubles: 15,516 of 364,540). Suit tables are keyed by (column, HCP masks),
+  not by suit, so alike suits share them, and a half is keyed by its two tables unordered.
+- Halves are shared: many L have the same first two columns. The sum over L is the bilinear
+  form sum C[i, j] P12_i . R34_j, C[i, j] counting the admissible L (signed, see below) made
+  of halves i and j. It runs per group of halves with matching partial row sums (the only
+  halves that can meet), a group next to its mirror (sums s and 13 - s, the same halves on
+  the other side): S = C @ R34 (float64 BLAS), then the row dots P12_i . S_i.
+- A wildcard with an HCP condition (`xhcp`) is a disjunction over suits, counted by
+  inclusion-exclusion: all - "no candidate suit of the right length has its HCP in range",
+  and "none has" is a per-suit mask once L is known. 2**w signed terms for w such seats.
+
+Exactness: a suit table's entries are below 2**21 and a half's entries sum to at most the
+product of two multinomials 13!/(4!3!3!3!) < 2**41, so the convolutions (np.bincount of
+non-negative float64 products) and box sums (sums of subsets of a row) stay below 2**53,
+where float64 is exact. C @ R34 runs on R34 split in two 21-bit limbs (|C| <= 24 * 2**4 on
+at most 512 columns: partial sums below 2**39); the row dots in int64 on 21-bit limbs of
+both sides (below cells * 2**42). Results are Python ints.
+
+Cost is about (matrices counted) x (cells of a half), plus the distinct halves' sparse
+convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. Scenarios past
+`MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
+37 million matrices) get None, and the sampler estimates their probability instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from itertools import combinations
+from math import factorial
+
+import numpy as np
+
+from .blas import single_threaded_blas
+from .exact import exact_dot
+from .rules import MAX_HAND_HCP, CompiledScenario, SeatRule
+from .symmetry import representatives, suit_classes
+from .tables import HONOUR_HCP, length_vectors
+
+#: Give up (None) past this many admissible length matrices, or this many multiply-adds.
+MAX_MATRICES = 2_500_000
+MAX_WORK = 2e9
+#: A half table costs about this many multiply-adds per cell (sparse convolution, box sums).
+_HALF_COST = 10
+
+_BLOCK_CELLS = 2**21  # cells of half tables per block (16 MB of int64): bounds the temporaries
+_LOW21 = (1 << 21) - 1
+_KEPT_BYTES = 48 * 2**20  # half tables kept between a group and its mirror
+
+
+@dataclass(frozen=True)
+class HcpAxis:
+    """A seat's HCP total as one axis of the tables, capped (see the module docstring)."""
+
+    seat: int
+    lo: int
+    hi: int
+
+    @property
+    def open(self) -> bool:
+        return self.hi >= MAX_HAND_HCP
+
+    @property
+    def levels(self) -> int:
+        """Values a half can hold on this axis (two suits: at most 20 HCP)."""
+        return min(self.lo + 1 if self.open else self.hi + 1, 21)
+
+    def cap(self, h: np.ndarray) -> np.ndarray:
+        """HCP 0..20 of a half -> its level, or -1 when no total can come back in range."""
+        return np.minimum(h, self.lo) if self.open else np.where(h <= self.hi, h, -1)
+
+    def allows(self, total: np.ndarray) -> np.ndarray:
+        """Levels of the two halves added -> does the hand's total pass?"""
+        return total >= self.lo if self.open else (total >= self.lo) & (total <= self.hi)
+
+
+def hcp_axes(rules) -> tuple[HcpAxis, ...]:
+    """The seats whose HCP total is bounded, as axes (other seats' totals are summed out)."""
+    return tuple(
+        HcpAxis(s, r.hcp_lo, r.hcp_hi) for s, r in enumerate(rules) if r.hcp_lo > 0 or r.hcp_hi < MAX_HAND_HCP
+    )
+
+
+@functools.cache
+def _honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the 256 ways to give A K Q J of a suit to the four seats: HCP per seat `(256, 4)`,
+    and which of the 35 honour-count vectors (honours per seat, summing to 4) it has."""
+    owner = np.array([[code >> (2 * r) & 3 for r in range(4)] for code in range(256)])
+    held = owner[:, :, None] == np.arange(4)[None, None, :]  # (owners, honour, seat)
+    counts = held.sum(axis=1)
+    vectors, count_index = np.unique(counts, axis=0, return_inverse=True)
+    return (held * np.array(HONOUR_HCP)[None, :, None]).sum(axis=1), count_index.ravel(), vectors
+
+
+@functools.cache
+def _spot_ways() -> np.ndarray:
+    """`[column, n]`: ways to deal a suit's nine spot cards to the seats so that, with honour
+    counts n (one of 35 vectors), they hold the column's lengths (a multinomial, or 0)."""
+    vectors = _honour_owners()[2]
+    spots = length_vectors()[:, None, :] - vectors[None, :, :]  # (560, 35, 4)
+    out = np.zeros(spots.shape[:2], dtype=np.int64)
+    for i, j in zip(*np.nonzero((spots >= 0).all(axis=2))):
+        out[i, j] = factorial(9) // np.prod([factorial(int(x)) for x in spots[i, j]])
+    return out
+
+
+@functools.cache
+def _vector_index() -> np.ndarray:
+    """Length-vector code (s * 14 + h) * 14 + d -> its row in `length_vectors()`."""
+    out = np.full(14**3, -1, dtype=np.int64)
+    lv = length_vectors()
+    out[(lv[:, 0] * 14 + lv[:, 1]) * 14 + lv[:, 2]] = np.arange(len(lv))
+    return out
+
+
+def _codes(v: np.ndarray) -> np.ndarray:
+    return (v[..., 0] * 14 + v[..., 1]) * 14 + v[..., 2]
+
+
+def length_matrices(compiled: CompiledScenario, limit: int = MAX_MATRICES) -> np.ndarray | None:
+    """Every admissible `(M, 4, 4)` length matrix (seat, suit), or None past `limit` of them."""
+    rules = compiled.seat_rules
+    lv = length_vectors()
+    allowed = [r.length_ok(lv) for r in rules]
+    # The least restricted seat gets what the others leave; the others are enumerated.
+    last = max(range(4), key=lambda s: (allowed[s].sum(), s))
+    first = sorted((s for s in range(4) if s != last), key=lambda s: allowed[s].sum())
+    v0, v1, v2 = (lv[allowed[s]].astype(np.int8) for s in first)
+    last_ok = np.zeros(14**3, dtype=bool)
+    last_ok[_codes(lv[allowed[last]])] = True
+    i0, i1 = np.nonzero((v0[:, None, :] + v1[None, :, :] <= 13).all(axis=2))
+    found, total = [], 0
+    step = max(1, 4_000_000 // max(len(v2), 1))
+    for s in range(0, len(i0), step):
+        a, b = v0[i0[s : s + step]], v1[i1[s : s + step]]
+        left = 13 - a - b  # (n, 4)
+        rest = left[:, None, :] - v2[None, :, :]  # what the last seat would hold
+        ok = (rest >= 0).all(axis=2)
+        ok[ok] = last_ok[_codes(rest[ok].astype(np.int64))]
+        p, q = np.nonzero(ok)
+        m = np.empty((len(p), 4, 4), dtype=np.int8)
+        m[:, first[0]], m[:, first[1]], m[:, first[2]] = a[p], b[p], v2[q]
+        m[:, last] = rest[p, q]
+        for part in compiled.parts:
+            for fit in part.fits:
+                m = m[fit.ok(m[:, part.seats[0]].astype(np.int64) + m[:, part.seats[1]])]
+        total += len(m)
+        if total > limit:
+            return None
+        found.append(m)
+    return np.concatenate(found) if found else np.zeros((0, 4, 4), dtype=np.int8)
+
+
+class LengthMatrixCount:
+    """The count of a compiled scenario by length matrices (see the module docstring)."""
+
+    def __init__(self, compiled: CompiledScenario):
+        self.compiled = compiled
+        self.rules: tuple[SeatRule, ...] = compiled.seat_rules
+        self.axes = hcp_axes(self.rules)
+        self.shape = tuple(a.levels for a in self.axes)
+        self.cells = int(np.prod(self.shape, dtype=np.int64))
+        n = len(self.axes)
+        # A suit's HCP vector is coded in base 21 (0..10 per axis), so adding the codes of two
+        # suits adds their HCP; `_capmap` turns a half's code into its capped cell, or into
+        # the spare cell `cells` when some total can no longer pass (dropped at the end).
+        self._digits = 21 ** np.arange(n - 1, -1, -1, dtype=np.int64)
+        grid = np.indices((21,) * n).reshape(n, 21**n)
+        strides = np.cumprod((1,) + self.shape[:0:-1])[::-1]
+        cell = np.zeros(grid.shape[1], dtype=np.int64)
+        dead = np.zeros(grid.shape[1], dtype=bool)
+        for i, axis in enumerate(self.axes):
+            level = axis.cap(grid[i])
+            dead |= level < 0
+            cell += np.maximum(level, 0) * strides[i]
+        self._capmap = np.where(dead, self.cells, cell)
+        #: Per axis, box[u, v] = 1 when a total of levels u and v (one per half) passes.
+        self._box = [a.allows(np.add.outer(np.arange(k), np.arange(k))).astype(np.float64) for a, k in zip(self.axes, self.shape)]
+        masks = self._suit_masks().reshape(64, 4 * 11)
+        distinct, mask_id = np.unique(masks, axis=0, return_inverse=True)
+        #: Suit tables are keyed by (column, masks), not by suit: suits that the scenario treats
+        #: alike share their tables and halves (the take-out doubles treat all four alike).
+        self._masks = distinct.reshape(-1, 4, 11)
+        self._mask_id = mask_id.reshape(4, 16)
+        self._keys = 560 * len(distinct)
+        self._honour_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._suit_tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._halves_kept: dict[int, np.ndarray] = {}
+        #: Halves per block of `_group_sum` (rows and columns of C: at most 512).
+        self._block = int(np.clip(_BLOCK_CELLS // self.cells, 16, 512))
+
+    def _suit_masks(self) -> np.ndarray:
+        """`[suit, complemented, seat, h]`: may the seat hold h HCP (0..10) in the suit?
+        `complemented` (bits, one per seat) excludes the seat's wildcard HCP range in that
+        suit: the "no qualifying suit" side of an inclusion-exclusion term."""
+        h = np.arange(11)
+        out = np.zeros((4, 16, 4, 11), dtype=bool)
+        for suit in range(4):
+            for s, r in enumerate(self.rules):
+                mask = (h >= r.shcp_lo[suit]) & (h <= r.shcp_hi[suit])
+                out[suit, :, s] = mask
+                if r.hcp_wildcard:
+                    w = r.wildcard
+                    assert w is not None
+                    for comp in range(16):
+                        if comp >> s & 1:
+                            out[suit, comp, s] = mask & ~((h >= w.xh_lo) & (h <= w.xh_hi))
+        return out
+
+    # -- suit tables and halves ---------------------------------------------------------
+
+    def _honour_table(self, mask: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The owners of A K Q J that the masks allow, aggregated: (HCP code, honour-count
+        vector, how many owners), sparse. Suit tables are these weighted by spot ways."""
+        kept = self._honour_tables.get(mask)
+        if kept is None:
+            hcp, count_index, _ = _honour_owners()
+            ok = np.ones(256, dtype=bool)
+            for s in range(4):
+                ok &= self._masks[mask, s, hcp[:, s]]
+            for a in self.axes:
+                if not a.open:
+                    ok &= hcp[:, a.seat] <= a.hi
+            code = (hcp[:, [a.seat for a in self.axes]] @ self._digits)[ok]
+            pairs, ways = np.unique(code * 35 + count_index[ok], return_counts=True)
+            kept = self._honour_tables[mask] = (pairs // 35, pairs % 35, ways.astype(np.float64))
+        return kept
+
+    def _suit_table(self, key: int) -> tuple[np.ndarray, np.ndarray]:
+        """Suit table of key column * masks + mask id, sparse: (HCP codes, ways)."""
+        kept = self._suit_tables.get(key)
+        if kept is None:
+            column, mask = divmod(key, len(self._masks))
+            code, count, ways = self._honour_table(mask)
+            weight = ways * _spot_ways()[column, count]
+            live = weight > 0
+            codes, inverse = np.unique(code[live], return_inverse=True)
+            kept = self._suit_tables[key] = (codes, np.bincount(inverse.ravel(), weights=weight[live]))
+        return kept
+
+    def _compute_halves(self, halves: np.ndarray) -> np.ndarray:
+        """`(n, cells)` int64: for half keys first * keys + second, the capped convolution of
+        the two suit tables (np.bincount over the pairs of their entries, a spare cell
+        collecting what no total can use)."""
+        first, second = halves // self._keys, halves % self._keys
+        out = np.empty((len(halves), self.cells), dtype=np.int64)
+        order = np.argsort(first, kind="stable")
+        bounds = np.flatnonzero(np.diff(first[order])) + 1
+        for same_first in np.split(order, bounds):
+            ia, wa = self._suit_table(int(first[same_first[0]]))
+            # at most about 2**21 pairs of entries at a time (the temporaries below)
+            step = max(1, (1 << 21) // (len(ia) * 256 + 1))
+            for s in range(0, len(same_first), step):
+                rows = same_first[s : s + step]
+                tables = [self._suit_table(k) for k in second[rows].tolist()]
+                ib = np.concatenate([t[0] for t in tables])
+                wb = np.concatenate([t[1] for t in tables])
+                offset = np.repeat(np.arange(len(rows)) * (self.cells + 1), [len(t[0]) for t in tables])
+                target = self._capmap[ia[:, None] + ib[None, :]] + offset[None, :]
+                weight = np.multiply.outer(wa, wb)
+                sums = np.bincount(target.ravel(), weights=weight.ravel(), minlength=len(rows) * (self.cells + 1))
+                out[rows] = np.rint(sums.reshape(len(rows), self.cells + 1)[:, : self.cells]).astype(np.int64)
+        return out
+
+    def halves(self, keys: np.ndarray) -> np.ndarray:
+        """The half tables of `keys` (canonical half keys), reusing those kept from the
+        previous group (a group and its complement need the same halves, on either side)."""
+        if (len(self._halves_kept) + len(keys)) * self.cells * 8 > _KEPT_BYTES:
+            self._halves_kept.clear()  # a big group: recompute rather than hold them all
+        missing = np.array([k for k in keys.tolist() if k not in self._halves_kept], dtype=np.int64)
+        if missing.size:
+            for k, row in zip(missing.tolist(), self._compute_halves(missing)):
+                self._halves_kept[k] = row
+        return np.stack([self._halves_kept[k] for k in keys.tolist()]) if len(keys) else np.zeros((0, self.cells), dtype=np.int64)
+
+    def box_sums(self, p: np.ndarray) -> np.ndarray:
+        """R[u] = sum of P[v] over the cells v whose totals with u pass every axis: one 0/1
+        matrix product per axis, in float64 (exact: every partial sum is part of a row)."""
+        t = p.astype(np.float64).reshape((len(p),) + self.shape)
+        for axis, box in enumerate(self._box):
+            front = np.moveaxis(t, axis + 1, 0)
+            t = np.moveaxis((box @ front.reshape(front.shape[0], -1)).reshape(front.shape), 0, axis + 1)
+        return np.rint(t).astype(np.int64).reshape(len(p), self.cells)
+
+    # -- the sum over matrices -----------------------------------------------------------
+
+    def half_keys(self, matrices: np.ndarray):
+        """Per inclusion-exclusion term: its sign, and each matrix's two half keys (suits 1+2,
+        suits 3+4), canonical (a half is the same whichever of its suits comes first)."""
+        columns = _vector_index()[_codes(matrices.transpose(0, 2, 1).astype(np.int64))]  # (M, 4)
+        xseats = [s for s, r in enumerate(self.rules) if r.hcp_wildcard]
+        qualifying = {s: self.rules[s].wildcard_lengths(matrices[:, s].astype(np.int64)) for s in xseats}
+        for size in range(len(xseats) + 1):
+            for chosen in combinations(xseats, size):
+                comp = np.zeros(columns.shape, dtype=np.int64)
+                for s in chosen:
+                    comp |= qualifying[s].astype(np.int64) << s
+                keys = columns * len(self._masks) + self._mask_id[np.arange(4)[None, :], comp]
+                yield (-1) ** size, self._pair(keys[:, 0], keys[:, 1]), self._pair(keys[:, 2], keys[:, 3])
+
+    def _pair(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b) * self._keys + np.maximum(a, b)
+
+    def plan(self, matrices: np.ndarray) -> Plan:
+        """The signed pairs of halves to sum (see `Plan`), for the admissible matrices."""
+        keep, weight = representatives(_codes(matrices.transpose(0, 2, 1).astype(np.int64)), suit_classes(self.compiled))
+        matrices, weight = matrices[keep], weight[keep]
+        terms = list(self.half_keys(matrices))
+        partial = _codes(matrices[:, :3, 0].astype(np.int64) + matrices[:, :3, 1])
+        mirror = _codes(13 - matrices[:, :3, 0].astype(np.int64) - matrices[:, :3, 1])
+        plan = Plan(
+            h12=np.concatenate([t[1] for t in terms]),
+            h34=np.concatenate([t[2] for t in terms]),
+            coefficient=np.concatenate([t[0] * weight for t in terms]),
+            group=np.tile(np.minimum(partial, mirror) * 2 + (partial > mirror), len(terms)),
+        )
+        halves = len(np.unique(plan.h12)) + len(np.unique(plan.h34))
+        plan.work = float(len(plan.h12) + _HALF_COST * halves) * self.cells
+        return plan
+
+    def total(self, plan: Plan) -> int:
+        """sum of coefficient * P12[h12] . R34[h34] over the plan, exactly."""
+        single_threaded_blas()
+        order = np.argsort(plan.group, kind="stable")
+        bounds = np.flatnonzero(np.diff(plan.group[order])) + 1
+        total = 0
+        last = None
+        for rows in np.split(order, bounds):
+            if rows.size == 0:
+                continue
+            # A group and its mirror (partial row sums s and 13 - s) meet the same halves on
+            # opposite sides: they come one after the other, and the halves are kept between.
+            if last is not None and plan.group[rows[0]] // 2 != last:
+                self._halves_kept.clear()
+            last = plan.group[rows[0]] // 2
+            total += self._group_sum(plan.h12[rows], plan.h34[rows], plan.coefficient[rows])
+        self._halves_kept.clear()
+        return total
+
+    def _group_sum(self, h12: np.ndarray, h34: np.ndarray, coefficient: np.ndarray) -> int:
+        """sum coefficient * P12[h12] . R34[h34] over one group: S = C @ R34 (BLAS, R34 in
+        21-bit limbs), then the row dots with P12, in blocks of halves on each side."""
+        u12, p12 = np.unique(h12, return_inverse=True)
+        u34, p34 = np.unique(h34, return_inverse=True)
+        p12, p34 = p12.ravel(), p34.ravel()
+        if len(u12) < len(u34):  # box sums on the side with fewer halves (the form is symmetric)
+            u12, p12, u34, p34 = u34, p34, u12, p12
+        total, block = 0, self._block
+        for j in range(0, len(u34), block):
+            r = self.box_sums(self.halves(u34[j : j + block]))
+            _check_below(r, 42)
+            r_high, r_low = (r >> 21).astype(np.float64), (r & _LOW21).astype(np.float64)
+            in_j = (p34 >= j) & (p34 < j + block)
+            for i in range(0, len(u12), block):
+                sel = in_j & (p12 >= i) & (p12 < i + block)
+                if not sel.any():
+                    continue
+                c = np.zeros((min(block, len(u12) - i), len(r)), dtype=np.float64)
+                np.add.at(c, (p12[sel] - i, p34[sel] - j), coefficient[sel])
+                # |c| <= 24 * 2**4 (orbit size, inclusion-exclusion terms) on at most 2**9
+                # columns: products below 2**39, and S below 2**60
+                s = (np.rint(c @ r_high).astype(np.int64) << 21) + np.rint(c @ r_low).astype(np.int64)
+                p = self.halves(u12[i : i + block])
+                _check_below(p, 42)
+                total += exact_dot(p, s)
+        return total
+
+
+@dataclass
+class Plan:
+    """What `LengthMatrixCount.total` sums: per (orbit representative, inclusion-exclusion
+    term), the half keys of suits 1+2 and 3+4, the coefficient (sign * matrices the
+    representative stands for), and the group (partial row sums, next to their mirror)."""
+
+    h12: np.ndarray
+    h34: np.ndarray
+    coefficient: np.ndarray
+    group: np.ndarray
+    #: Roughly the operations `total` needs, in multiply-adds (for `MAX_WORK`).
+    work: float = 0.0
+
+
+def _check_below(x: np.ndarray, bits: int) -> None:
+    if x.size and x.max() >= 1 << bits:
+        raise OverflowError(f"length matrices: a half table entry is not below 2**{bits}")
+
+
+def matrix_count(compiled: CompiledScenario) -> int | None:
+    """The exact number of deals satisfying the scenario, or None past the budget."""
+    matrices = length_matrices(compiled)
+    if matrices is None:
+        return None
+    counter = LengthMatrixCount(compiled)
+    plan = counter.plan(matrices)
+    if plan.work > MAX_WORK:
+        return None
+    return counter.total(plan)

@@ -1,0 +1,47 @@
+"""Suits a scenario treats alike, and counting one arrangement per orbit of them.
+
+Two suits are alike when every seat has the same length range, per-suit HCP range and
+wildcard candidacy in both, and every fit names both or neither. Permuting alike suits maps
+the deals satisfying a scenario onto themselves, so a count over length vectors (or length
+matrices) may take one arrangement per orbit, its columns in order within each class of
+alike suits, times the number of distinct arrangements it stands for. The take-out double
+and overcall examples treat all four suits alike: about 24 times less work.
+"""
+
+from __future__ import annotations
+
+from math import factorial
+
+import numpy as np
+
+from .rules import CompiledScenario
+
+
+def suit_classes(compiled: CompiledScenario) -> list[list[int]]:
+    """The classes of alike suits (0..3 = S H D C), each in increasing order."""
+    signatures: dict = {}
+    for k in range(4):
+        signature = tuple(
+            (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
+            for r in compiled.seat_rules
+        ) + tuple(k in fit.suits for part in compiled.parts for fit in part.fits)
+        signatures.setdefault(signature, []).append(k)
+    return list(signatures.values())
+
+
+def representatives(columns: np.ndarray, classes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """For `(n, 4)` per-suit codes (a suit's column of lengths, as one integer): which rows
+    have their codes in order within each class, and how many arrangements each such row
+    stands for (n! / product of run! over the runs of equal codes, per class)."""
+    keep = np.ones(len(columns), dtype=bool)
+    weight = np.ones(len(columns), dtype=np.int64)
+    for suits in classes:
+        c = columns[:, suits]
+        keep &= (np.diff(c, axis=1) >= 0).all(axis=1)
+        weight *= factorial(len(suits))
+        run = np.ones(len(c), dtype=np.int64)
+        for i in range(1, len(suits)):  # dividing by 2, 3, ... along a run divides by run!
+            same = c[:, i] == c[:, i - 1]
+            run = np.where(same, run + 1, 1)
+            weight //= np.where(same, run, 1)
+    return keep, weight

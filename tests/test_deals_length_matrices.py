@@ -1,0 +1,319 @@
+"""Exact counts by length matrices (`deals.length_matrices`) against independent counts:
+a suit-by-suit reference written here from the Scenario itself, the other exact methods
+where they apply (`deals.crossing`, `deals.counting`), splits of a range into parts, and
+plain uniform dealing."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+from math import factorial
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import dsl
+from deals import length_matrices as lm
+from deals.counting import PairModel
+from deals.crossing import cross_count
+from deals.predicate import shape_class
+from deals.rules import compile_scenario
+from deals.sampler import ScenarioSampler
+from deals.tables import ALL_DEALS
+from dsl.model import SUITS, Role, Scenario
+
+TAKE_OUT = "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8"
+TAKE_OUT_OVERCALLED = "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; opp2 hcp:8+ x:5+"
+SEATS = (Role.OPENER, Role.OPP1, Role.RESPONDER, Role.OPP2)  # N E S W
+PRIME = 2**31 - 1
+
+
+def scenario(text: str) -> Scenario:
+    return dsl.parse_scenarios(text)[0]
+
+
+def count(text: str) -> int | None:
+    return lm.matrix_count(compile_scenario(scenario(text)))
+
+
+# -- an independent reference: per matrix, a dynamic programme over suits ------------------
+
+
+def _candidates(sc: Scenario, role: Role) -> list[int]:
+    position = sc.position(role)
+    fit_suits = {f.suit for f in sc.fits_of(role.pair) if f.suit is not None}
+    return [i for i, s in enumerate(SUITS) if s not in position.named_suits and s not in fit_suits]
+
+
+def _vector_ok(sc: Scenario, role: Role, v: tuple[int, ...]) -> bool:
+    position = sc.position(role)
+    if position is None:
+        return True
+    for suit, r in position.suits.items():
+        if not r.contains(v[SUITS.index(suit)]):
+            return False
+    if position.shape is not None and position.shape.value != "any" and shape_class(v) is not position.shape:
+        return False
+    if position.has_wildcard and position.x is not None:
+        return any(position.x.contains(v[k]) for k in _candidates(sc, role))
+    return True
+
+
+def reference_matrices(sc: Scenario) -> list[tuple[tuple[int, ...], ...]]:
+    """Every length matrix (rows N E S W) the scenario's length rules and fits allow."""
+    vectors = [(s, h, d, 13 - s - h - d) for s in range(14) for h in range(14 - s) for d in range(14 - s - h)]
+    allowed = [[v for v in vectors if _vector_ok(sc, role, v)] for role in SEATS]
+    last = set(allowed[3])
+    out = []
+    for n, e, s in product(*allowed[:3]):
+        w = tuple(13 - n[k] - e[k] - s[k] for k in range(4))
+        if min(w) < 0 or w not in last:
+            continue
+        rows = (n, e, s, w)
+        if all(
+            max(rows[SEATS.index(a)][k] + rows[SEATS.index(b)][k] for k in (SUITS.index(x) for x in fit.candidate_suits())) >= fit.min
+            for fit in sc.fits
+            for a, b in [fit.pair.roles]
+        ):
+            out.append(rows)
+    return out
+
+
+def reference_count_mod(sc: Scenario, matrices) -> int:
+    """The number of deals with these length matrices satisfying the scenario's HCP rules,
+    modulo PRIME: per matrix, suit by suit, every owner of A K Q J and the ways to deal the
+    nine spots, into a dense table of exact HCP totals (0..37 per seat with a total rule)
+    and "wildcard found" flags."""
+    positions = [sc.position(role) for role in SEATS]
+    totals = [s for s, p in enumerate(positions) if p is not None and p.hcp is not None]
+    wild = [s for s, p in enumerate(positions) if p is not None and p.has_wildcard and p.x_hcp is not None]
+    top = [min(positions[s].hcp.max if positions[s].hcp.max is not None else 37, 37) for s in totals]
+    shape = tuple(t + 1 for t in top) + (2,) * len(wild)
+    result = 0
+    for rows in matrices:
+        state = np.zeros(shape, dtype=np.int64)
+        state[(0,) * len(shape)] = 1
+        for k in range(4):
+            new = np.zeros(shape, dtype=np.int64)
+            for owners in product(range(4), repeat=4):  # who holds A, K, Q, J
+                held = [owners.count(s) for s in range(4)]
+                if any(held[s] > rows[s][k] for s in range(4)):
+                    continue
+                points = [sum(4 - r for r, o in enumerate(owners) if o == s) for s in range(4)]
+                if any(
+                    p is not None and SUITS[k] in p.suit_hcp and not p.suit_hcp[SUITS[k]].contains(points[s])
+                    for s, p in enumerate(positions)
+                ):
+                    continue
+                ways = factorial(9)
+                for s in range(4):
+                    ways //= factorial(rows[s][k] - held[s])
+                src = tuple(slice(0, top[i] + 1 - points[s]) for i, s in enumerate(totals))
+                dst = tuple(slice(points[s], top[i] + 1) for i, s in enumerate(totals))
+                if any(sl.start > sl.stop or (sl.stop - sl.start) <= 0 for sl in src):
+                    continue
+                for flags in product((0, 1), repeat=len(wild)):
+                    after = []
+                    for i, s in enumerate(wild):
+                        p = positions[s]
+                        hit = k in _candidates(sc, SEATS[s]) and (p.x is None or p.x.contains(rows[s][k])) and p.x_hcp.contains(points[s])
+                        after.append(1 if flags[i] or hit else 0)
+                    part = state[src + tuple(flags)]
+                    new[dst + tuple(after)] = (new[dst + tuple(after)] + part * ways) % PRIME
+            state = new
+        lows = [positions[s].hcp.min for s in totals]
+        cut = tuple(slice(lo, None) for lo in lows) + (1,) * len(wild)
+        result = (result + int(state[cut].sum() % PRIME)) % PRIME
+    return result
+
+
+REFERENCE_CASES = [
+    # three seats with HCP totals; D and C treated alike (one orbit class)
+    "opener S:4 H:3 D:3 C:3 hcp:5-9; opp1 S:3-4 H:3-4 D:3 C:3 hcp:6+; responder S:3 H:3 D:3-4 C:3-4 hcp:0-4",
+    # per-suit HCP rules (one on the seat without a total), a wildcard with HCP, a shape
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14 Shcp:2+; opp1 S:2-3 H:3-4 x:4 xhcp:3+ hcp:8-12; "
+    "responder S:2 H:3 D:4 C:4 hcp:0-5; opp2 Hhcp:1+ shape:balanced",
+    # fits of both partnerships, a wildcard length, the last seat free
+    "fit:S8+ opener S:5 H:2 D:3 C:3 hcp:8-11; responder S:3-4 H:2-3 D:2-4 C:2-4 hcp:3-6; "
+    "opp1 H:4-5 D:3-4 C:3-4 x:1-2 hcp:5+; opp2 fit:H9+",
+]
+
+
+@pytest.mark.parametrize("text", REFERENCE_CASES)
+def test_count_matches_the_suit_by_suit_reference(text):
+    sc = scenario(text)
+    matrices = lm.length_matrices(compile_scenario(sc))
+    expected = reference_matrices(sc)
+    assert 0 < len(expected) <= 60
+    assert sorted(tuple(map(tuple, m)) for m in matrices.tolist()) == sorted(expected)
+    exact = count(text)
+    assert exact is not None and exact > 0
+    assert exact % PRIME == reference_count_mod(sc, expected)
+
+
+def test_the_reference_can_fail():
+    """The reference is sensitive to an HCP bound: one point more gives another count."""
+    text = REFERENCE_CASES[0]
+    sc = scenario(text)
+    other = count(text.replace("hcp:0-4", "hcp:0-5"))
+    assert other % PRIME != reference_count_mod(sc, reference_matrices(sc))
+
+
+# -- the take-out double examples -----------------------------------------------------------
+
+
+def test_take_out_doubles_are_exact_and_quick_to_plan():
+    for text in (TAKE_OUT, TAKE_OUT_OVERCALLED):
+        compiled = compile_scenario(scenario(text))
+        matrices = lm.length_matrices(compiled)
+        plan = lm.LengthMatrixCount(compiled).plan(matrices)
+        assert plan.work < lm.MAX_WORK / 4  # well inside the budget: never estimated
+        assert len(plan.h12) < len(matrices) / 10  # the four suits are alike: orbits
+    sampler = ScenarioSampler(scenario(TAKE_OUT))
+    assert sampler.probability is not None and sampler.probability.exact
+    assert sampler.probability.fraction == Fraction(count(TAKE_OUT), ALL_DEALS)
+
+
+@pytest.mark.parametrize("text, seat, rule", [(TAKE_OUT, "responder", "hcp:0-8"), (TAKE_OUT_OVERCALLED, "opp2", "hcp:8+ x:5+")])
+def test_splitting_a_seats_hcp_range_adds_up(text, seat, rule):
+    """HCP 0-8 and 9+ (or 0-7 and 8+) together are every hand: with the third seat's HCP rule
+    dropped, the scenario has two seats with HCP rules, counted by `deals.crossing` when
+    the others have only ranges (and by length matrices otherwise)."""
+    low, high = ("hcp:0-8", "hcp:9+") if rule == "hcp:0-8" else ("hcp:0-7 x:5+", "hcp:8+ x:5+")
+    parts = [count(text.replace(rule, low)), count(text.replace(rule, high))]
+    without = text.replace(f"; {seat} {rule}", "" if seat == "responder" else f"; {seat} x:5+")
+    whole = cross_count(compile_scenario(scenario(without)))
+    if whole is None:
+        whole = count(without)
+    assert None not in parts and whole is not None
+    assert parts[0] + parts[1] == whole
+
+
+@pytest.mark.slow
+def test_four_seats_with_hcp_rules_add_up():
+    """The fourth seat's HCP split in two ranges: four HCP axes, summing to three."""
+    parts = [count(TAKE_OUT + "; opp2 hcp:0-8"), count(TAKE_OUT + "; opp2 hcp:9+")]
+    assert None not in parts and parts[0] + parts[1] == count(TAKE_OUT)
+
+
+@pytest.mark.parametrize("text", [TAKE_OUT, TAKE_OUT_OVERCALLED])
+def test_take_out_doubles_agree_with_plain_dealing(text):
+    """Independent numpy dealing (400,000 deals): the exact probability within 4.5 sd."""
+    exact = count(text) / ALL_DEALS
+    gen = np.random.default_rng(20261201)
+    hits = n = 0
+    hcp_of_rank = np.array([4, 3, 2, 1] + [0] * 9)
+    for _ in range(4):
+        owner = gen.permuted(np.tile(np.repeat(np.arange(4, dtype=np.int8), 13), (100_000, 1)), axis=1)
+        held = owner.reshape(-1, 1, 4, 13) == np.arange(4).reshape(1, 4, 1, 1)
+        length, points = held.sum(axis=3), (held * hcp_of_rank).sum(axis=(2, 3))
+        ok = (points[:, 0] >= 12) & (points[:, 0] <= 21) & (length[:, 0] >= 5).any(axis=1)
+        ok &= (points[:, 1] >= 12) & (length[:, 1] >= 3).all(axis=1)
+        if "responder" in text:
+            ok &= points[:, 2] <= 8
+        else:
+            ok &= (points[:, 3] >= 8) & (length[:, 3] >= 5).any(axis=1)
+        hits += int(ok.sum())
+        n += len(owner)
+    sd = (exact * (1 - exact) / n) ** 0.5
+    assert abs(hits / n - exact) < 4.5 * sd, (hits / n, exact)
+
+
+def test_orbits_change_nothing(monkeypatch):
+    """Counting one arrangement per orbit of alike suits (times the orbit's size) gives the
+    same count as counting every arrangement: length matrices, and crossing's pairs."""
+    from deals import crossing
+
+    text = REFERENCE_CASES[0]
+    compiled = compile_scenario(scenario(text))
+    assert [2, 3] in lm.suit_classes(compiled)
+    overcall = compile_scenario(scenario("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+"))
+    assert crossing.suit_classes(overcall) == [[0, 1, 2, 3]]
+    with_orbits = lm.matrix_count(compiled), cross_count(overcall)
+    singletons = lambda compiled: [[0], [1], [2], [3]]  # noqa: E731
+    monkeypatch.setattr(lm, "suit_classes", singletons)
+    monkeypatch.setattr(crossing, "suit_classes", singletons)
+    assert (lm.matrix_count(compiled), cross_count(overcall)) == with_orbits
+
+
+def test_past_the_budget_is_none_not_a_guess(monkeypatch):
+    """Three seats with HCP rules and no length rule: 37 million matrices, refused early."""
+    assert count("opener hcp:12-21; opp1 hcp:12+; responder hcp:0-8") is None
+    monkeypatch.setattr(lm, "MAX_WORK", 1.0)
+    assert count(TAKE_OUT) is None
+
+
+def test_an_empty_scenario_counts_zero():
+    assert count("opener S:7+; opp1 S:7+; responder hcp:5+") == 0
+    assert count("opener hcp:25+ S:4-5 H:4-5; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:5+") == 0
+
+
+# -- against the other exact methods, on random scenarios -----------------------------------
+
+
+@st.composite
+def a_deal(draw):
+    """Lengths `[seat][suit]` and HCP `[seat]` of a random deal: scenarios built around it
+    are never empty."""
+    order = draw(st.permutations(range(52)))
+    seat_of = [0] * 52
+    for position, card in enumerate(order):
+        seat_of[card] = position // 13
+    lengths = [[sum(1 for r in range(13) if seat_of[13 * k + r] == s) for k in range(4)] for s in range(4)]
+    points = [sum(4 - r for k in range(4) for r in range(4) if seat_of[13 * k + r] == s) for s in range(4)]
+    return lengths, points
+
+
+def _seat_rule(draw, lengths, points, with_hcp: bool, suits: int, width: int) -> str:
+    """Ranges that hold for the given hand: `suits` or more suits, each `width` wide at most."""
+    tokens = []
+    for k in draw(st.lists(st.integers(0, 3), min_size=suits, max_size=4, unique=True)):
+        below = draw(st.integers(0, width))
+        above = draw(st.integers(0, width - below))
+        tokens.append(f"{'SHDC'[k]}:{max(lengths[k] - below, 0)}-{min(lengths[k] + above, 13)}")
+    if with_hcp:
+        lo = max(points - draw(st.integers(0, 6)), 0)
+        tokens.append(draw(st.sampled_from([f"hcp:{lo}+", f"hcp:{lo}-{min(points + draw(st.integers(0, 6)), 37)}"])))
+    return " ".join(tokens)
+
+
+@st.composite
+def two_hcp_seats(draw):
+    """Opener and opp1 with HCP rules, responder and opp2 with length ranges (crossing's domain)."""
+    lengths, points = draw(a_deal())
+    rule = [_seat_rule(draw, lengths[s], points[s], s < 2, 2, 3) for s in range(4)]
+    return f"opener {rule[0]}; opp1 {rule[1]}; responder {rule[2]}; opp2 {rule[3]}"
+
+
+SLOW_EXAMPLES = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+
+
+@SLOW_EXAMPLES
+@given(two_hcp_seats())
+def test_agrees_with_crossing(text):
+    compiled = compile_scenario(scenario(text))
+    exact = lm.matrix_count(compiled)
+    assume(exact is not None)
+    assert exact == cross_count(compiled)
+
+
+@st.composite
+def one_partnership(draw):
+    """Opener and responder with every suit's length within two values, and HCP rules."""
+    lengths, points = draw(a_deal())
+    return f"opener {_seat_rule(draw, lengths[0], points[0], True, 4, 1)}; responder {_seat_rule(draw, lengths[2], points[2], True, 4, 1)}"
+
+
+@SLOW_EXAMPLES
+@given(one_partnership())
+def test_agrees_with_the_partnership_model(text):
+    """One partnership: the length-matrix count over all deals is the partnership's share of
+    pairs of hands (`PairModel`, which never looks at the other two seats)."""
+    compiled = compile_scenario(scenario(text))
+    exact = lm.matrix_count(compiled)
+    assume(exact is not None)
+    assert Fraction(exact, ALL_DEALS) == PairModel(compiled.parts[0]).probability
