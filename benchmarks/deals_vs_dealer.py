@@ -83,9 +83,12 @@ def our_command() -> tuple[list[str], str]:
     return [sys.executable, "-c", RUNNER], "python -c <deals runner>"
 
 
-def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
-    """Wall seconds, exit status and peak RSS (MB) of a whole process, output discarded."""
+def timed(cmd: list[str], cwd: Path | None = None, cache: str | None = None) -> tuple[float, int, int]:
+    """Wall seconds, exit status and peak RSS (MB) of a whole process, output discarded;
+    `cache`: a fresh XDG_CACHE_HOME for it (no counts remembered from earlier runs)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if cache is not None:
+        env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=cache)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -104,6 +107,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1, help="runs of each program per cell (median reported)")
     ap.add_argument("--dealer", default=shutil.which("dealer") or "/usr/games/dealer")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cold-cache", action="store_true", help="an empty disk cache for each of our runs")
     opts = ap.parse_args()
     if not Path(opts.dealer).exists():
         raise SystemExit("dealer not found: apt-get install dealer (binary in /usr/games)")
@@ -112,6 +116,7 @@ def main() -> None:
     names = opts.scenarios.split(",")
     print(f"ours: {how} deals DSL --count N --seed S (json to /dev/null); dealer: {opts.dealer} -p N -g 2e9")
     print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}, {opts.rounds} round(s), median wall time")
+    print("disk cache: " + ("empty for each of our runs" if opts.cold_cache else "kept between runs (counts remembered)"))
     print()
     header = f"{'scen':4} {'deals':>7} {'ours s':>8} {'ours/s':>9} {'MB':>5} {'dealer s':>9} {'dealer/s':>9} {'MB':>4} {'ratio':>7}"
     print(header)
@@ -124,7 +129,8 @@ def main() -> None:
                 script.write_text(f"condition {condition}\naction printoneline\n")
                 our_times, dealer_times, our_mb, dealer_mb = [], [], 0, 0
                 for r in range(opts.rounds):
-                    t, _, mb = timed(ours + ["deals", dsl_text, "--count", str(count), "--seed", str(opts.seed + r)], ROOT)
+                    args = ["deals", dsl_text, "--count", str(count), "--seed", str(opts.seed + r)]
+                    t, _, mb = timed(ours + args, ROOT, tmp if opts.cold_cache else None)
                     our_times.append(t)
                     our_mb = max(our_mb, mb)
                     t, _, mb = timed([opts.dealer, "-s", str(opts.seed + r), "-p", str(count), "-g", "2000000000", str(script)])

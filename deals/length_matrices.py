@@ -153,26 +153,37 @@ def length_matrices(compiled: CompiledScenario, limit: int = MAX_MATRICES) -> np
     last_ok = np.zeros(14**3, dtype=bool)
     last_ok[_codes(lv[allowed[last]])] = True
     i0, i1 = np.nonzero((v0[:, None, :] + v1[None, :, :] <= 13).all(axis=2))
+    if len(i0) * len(v2) > limit:
+        # Far past the limit (three seats with HCP rules and no length rule: 37 million)?
+        # Every 1,000th pair of the first two seats tells, before the whole enumeration.
+        sampled = _matrices(compiled, first, last, v0[i0[::1000]], v1[i1[::1000]], v2, last_ok)
+        if len(sampled) * 1000 > 2 * limit:
+            return None
     found, total = [], 0
     step = max(1, 4_000_000 // max(len(v2), 1))
     for s in range(0, len(i0), step):
-        a, b = v0[i0[s : s + step]], v1[i1[s : s + step]]
-        left = 13 - a - b  # (n, 4)
-        rest = left[:, None, :] - v2[None, :, :]  # what the last seat would hold
-        ok = (rest >= 0).all(axis=2)
-        ok[ok] = last_ok[_codes(rest[ok].astype(np.int64))]
-        p, q = np.nonzero(ok)
-        m = np.empty((len(p), 4, 4), dtype=np.int8)
-        m[:, first[0]], m[:, first[1]], m[:, first[2]] = a[p], b[p], v2[q]
-        m[:, last] = rest[p, q]
-        for part in compiled.parts:
-            for fit in part.fits:
-                m = m[fit.ok(m[:, part.seats[0]].astype(np.int64) + m[:, part.seats[1]])]
+        m = _matrices(compiled, first, last, v0[i0[s : s + step]], v1[i1[s : s + step]], v2, last_ok)
         total += len(m)
         if total > limit:
             return None
         found.append(m)
     return np.concatenate(found) if found else np.zeros((0, 4, 4), dtype=np.int8)
+
+
+def _matrices(compiled, first, last, a, b, v2, last_ok) -> np.ndarray:
+    """The admissible matrices with rows a[i], b[i] for seats first[0], first[1] (i paired)."""
+    left = 13 - a - b  # (n, 4)
+    rest = left[:, None, :] - v2[None, :, :]  # what the last seat would hold
+    ok = (rest >= 0).all(axis=2)
+    ok[ok] = last_ok[_codes(rest[ok].astype(np.int64))]
+    p, q = np.nonzero(ok)
+    m = np.empty((len(p), 4, 4), dtype=np.int8)
+    m[:, first[0]], m[:, first[1]], m[:, first[2]] = a[p], b[p], v2[q]
+    m[:, last] = rest[p, q]
+    for part in compiled.parts:
+        for fit in part.fits:
+            m = m[fit.ok(m[:, part.seats[0]].astype(np.int64) + m[:, part.seats[1]])]
+    return m
 
 
 class LengthMatrixCount:
@@ -325,10 +336,14 @@ class LengthMatrixCount:
     def _pair(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.minimum(a, b) * self._keys + np.maximum(a, b)
 
-    def plan(self, matrices: np.ndarray) -> Plan:
-        """The signed pairs of halves to sum (see `Plan`), for the admissible matrices."""
+    def plan(self, matrices: np.ndarray, budget: float | None = None) -> Plan | None:
+        """The signed pairs of halves to sum (see `Plan`), for the admissible matrices; None
+        when its work would pass `budget` (decided early when the pairs alone pass it)."""
         keep, weight = representatives(_codes(matrices.transpose(0, 2, 1).astype(np.int64)), suit_classes(self.compiled))
         matrices, weight = matrices[keep], weight[keep]
+        term_count = 2 ** sum(1 for r in self.rules if r.hcp_wildcard)
+        if budget is not None and float(len(matrices)) * term_count * self.cells > budget:
+            return None
         terms = list(self.half_keys(matrices))
         partial = _codes(matrices[:, :3, 0].astype(np.int64) + matrices[:, :3, 1])
         mirror = _codes(13 - matrices[:, :3, 0].astype(np.int64) - matrices[:, :3, 1])
@@ -340,7 +355,7 @@ class LengthMatrixCount:
         )
         halves = len(np.unique(plan.h12)) + len(np.unique(plan.h34))
         plan.work = float(len(plan.h12) + _HALF_COST * halves) * self.cells
-        return plan
+        return None if budget is not None and plan.work > budget else plan
 
     def total(self, plan: Plan) -> int:
         """sum of coefficient * P12[h12] . R34[h34] over the plan, exactly."""
@@ -415,7 +430,5 @@ def matrix_count(compiled: CompiledScenario) -> int | None:
     if matrices is None:
         return None
     counter = LengthMatrixCount(compiled)
-    plan = counter.plan(matrices)
-    if plan.work > MAX_WORK:
-        return None
-    return counter.total(plan)
+    plan = counter.plan(matrices, MAX_WORK)
+    return None if plan is None else counter.total(plan)
