@@ -29,6 +29,7 @@ SCENARIOS = [
     "opener hcp:12-21 x:5+; opp1 hcp:10+ x:5+; opp2 fit:8+",
     "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",
     # beyond the reference
+    "opener hcp:15-17; opp1 hcp:8+; responder x:5+",
     "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8; opp2 hcp:0-8",
     "opener hcp:15-17 shape:balanced; opp1 hcp:8+ x:5+; responder hcp:8+ x:4+",
     "opener H:5+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:3+ hcp:6-10",

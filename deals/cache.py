@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-VERSION = "deals-cache-2"  # 2: length-matrix counts (scenarios cached as not counted in 1)
+VERSION = "deals-cache-3"  # 2, 3: more scenarios counted (1 and 2 remembered them as not counted)
 
 
 def _directory() -> Path | None:

@@ -7,18 +7,24 @@ vectors of a and b:
     count = sum over (La, Lb) of  N(La, Lb) * Z(La, Lb)
 
 N is the exact number of (hand of a, hand of b) with those lengths satisfying their rules
-(`PairModel` in pair mode, fits between a and b included). Z counts the hands of c taken
-from the 26 cards left (d gets the rest) that satisfy c's and d's ranges and every fit
-involving c or d. Seats c and d have no HCP rule, so which cards of a suit they hold does not
-matter, only how many: Z is the coefficient of t**13 in prod over suits of
-sum_j C(r_k, j) t**j, j over the lengths c may take in suit k (r_k = 13 - a_k - b_k left).
-A fit involving c or d is a disjunction over suits; it is counted by inclusion-exclusion
-over the fits: its complement ("every suit short") is again a per-suit range of c. A fit of
-c with d is fixed by r (c_k + d_k = r_k).
+(`PairModel` in pair mode, fits between a and b included; one pair per orbit of alike suits,
+see `deals.symmetry`). Z counts the hands of c taken from the 26 cards left (d gets the
+rest) that satisfy c's and d's length rules and every fit involving c or d. Seats c and d
+have no HCP rule, so which cards of a suit they hold does not matter, only how many:
 
-This covers the overcall examples of the reference (opener and opp1 with HCP, opp2's fit).
-Three or more seats with HCP rules, or shapes and wildcards on c or d, are not covered:
-`cross_count` returns None and `deals.length_matrices` counts the scenario instead.
+- c and d with per-suit ranges only: Z is the coefficient of t**13 in prod over suits of
+  sum_j C(r_k, j) t**j, j over the lengths c may take in suit k (r_k = 13 - a_k - b_k left).
+  A fit involving c or d is a disjunction over suits; it is counted by inclusion-exclusion
+  over the fits: its complement ("every suit short") is again a per-suit range of c. A fit
+  of c with d is fixed by r (c_k + d_k = r_k).
+- a shape or a wildcard on c or d: Z is the sum, over the length vectors v the seat with
+  fewer of them may take, of prod_k C(r_k, v_k) when the other seat's r - v passes too
+  (at most `MAX_ENUMERATED` pairs times vectors).
+
+This covers the overcall examples of the reference (opener and opp1 with HCP, opp2's fit),
+and a responder's shape or long suit beside two seats with HCP rules. Three or more seats
+with HCP rules are not covered: `cross_count` returns None and `deals.length_matrices`
+counts the scenario instead.
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ from .counting import PairModel, length_pairs
 from .exact import exact_dot
 from .symmetry import suit_classes
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
-from .tables import comb_table
+from .tables import comb_table, length_vectors
 
 MAX_CROSS_PAIRS = 250_000
+#: Pairs of length vectors of a and b times length vectors of c (or d) that Z may enumerate.
+MAX_ENUMERATED = 20_000_000
 
 
 def _has_hcp(rule: SeatRule) -> bool:
@@ -59,8 +67,6 @@ def cross_count(compiled: CompiledScenario) -> int | None:
     others = sorted((s for s in range(4) if s not in hcp_seats), key=lambda s: rules[s].is_free)
     a, b = (hcp_seats + others)[:2]
     c, d = [s for s in range(4) if s not in (a, b)]
-    if not (_ranges_only(rules[c]) and _ranges_only(rules[d])):
-        return None
     fits = [(part.seats, fit) for part in compiled.parts for fit in part.fits]
     fits_ab = tuple(f for seats, f in fits if set(seats) == {a, b})
     fits_rest = [(seats, f) for seats, f in fits if set(seats) != {a, b}]
@@ -71,8 +77,53 @@ def cross_count(compiled: CompiledScenario) -> int | None:
     lengths = {model.seats[0]: model.la, model.seats[1]: model.lb}
     weights, multiplicity = model.exact_weights, model.multiplicity
     del model
-    z = _completions(lengths, rules[c], rules[d], c, d, fits_rest)  # below C(26, 13) < 2**24
-    return exact_dot(weights, z * multiplicity)
+    if _ranges_only(rules[c]) and _ranges_only(rules[d]):
+        z = _completions(lengths, rules[c], rules[d], c, d, fits_rest)
+    else:
+        z = _completions_enumerated(lengths, {c: rules[c], d: rules[d]}, fits_rest)
+        if z is None:
+            return None
+    return exact_dot(weights, z * multiplicity)  # z below C(26, 13) < 2**24
+
+
+def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | None:
+    """Z per pair of length vectors of a and b, by the length vectors of c or d (see the
+    module docstring); None past `MAX_ENUMERATED`."""
+    lv = length_vectors()
+    allowed = {seat: rule.length_ok(lv) for seat, rule in rules.items()}
+    listed, other = sorted(rules, key=lambda seat: allowed[seat].sum())
+    vectors = lv[allowed[listed]]  # (m, 4)
+    other_ok = np.zeros(14**3, dtype=bool)
+    other_ok[_code(lv[allowed[other]])] = True
+    la, lb = lengths.values()
+    left = 13 - la - lb  # (n, 4)
+    if len(left) * len(vectors) > MAX_ENUMERATED:
+        return None
+    c = comb_table()
+    z = np.zeros(len(left), dtype=np.int64)
+    step = max(1, (1 << 20) // max(len(vectors), 1))
+    for s in range(0, len(left), step):
+        r = left[s : s + step]
+        rest = r[:, None, :] - vectors[None, :, :]  # the other seat's lengths
+        ok = (rest >= 0).all(axis=2)
+        ok[ok] = other_ok[_code(rest[ok])]
+        held = {listed: np.broadcast_to(vectors[None], rest.shape), other: rest}
+        for seats, fit in fits:
+            if set(seats) == set(rules):  # c_k + d_k = r_k
+                ok &= fit.ok(r)[:, None]
+                continue
+            known, free = (seats[0], seats[1]) if seats[0] in lengths else (seats[1], seats[0])
+            combined = lengths[known][s : s + step, None, :] + held[free]
+            ok &= fit.ok(combined.reshape(-1, 4)).reshape(ok.shape)
+        ways = np.ones(ok.shape, dtype=np.int64)
+        for k in range(4):
+            ways *= c[r[:, None, k], vectors[None, :, k]]
+        z[s : s + step] = (ways * ok).sum(axis=1)
+    return z
+
+
+def _code(v: np.ndarray) -> np.ndarray:
+    return (v[..., 0] * 14 + v[..., 1]) * 14 + v[..., 2]
 
 
 def _completions(lengths: dict, rc: SeatRule, rd: SeatRule, c: int, d: int, fits) -> np.ndarray:

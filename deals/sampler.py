@@ -25,13 +25,12 @@ are exactly uniform.
   seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the
   candidate with the smallest exact probability (fewest rejections), the rest is checked by
   rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
-  rules and the other two at most per-suit length ranges (the overcall examples), else by
-  `deals.length_matrices`, which counts any scenario through its 4x4 length matrices (the
-  take-out double examples, three seats with HCP rules, in under a second); both are
-  cached on disk by `deals.cache`. Only a scenario past the length-matrix budget (say,
-  three seats with HCP rules and no length rule at all) is *estimated*: P(S') (exact) times
-  the acceptance rate, with a 95%
-  Wilson interval, on at least `MIN_ESTIMATE_DRAWS` draws: the caller's own draws when it
+  rules (the overcall examples), else by `deals.length_matrices`, which counts any
+  scenario through its 4x4 length matrices (the take-out double examples, three seats with
+  HCP rules, in under a second); both are cached on disk by `deals.cache`. Only a
+  scenario past the length-matrix budget (say, three seats with HCP rules and no length
+  rule at all) is *estimated*: P(S') (exact) times the acceptance rate, with a 95% Wilson
+  interval, on at least `MIN_ESTIMATE_DRAWS` draws: the caller's own draws when it
   made that many, else exactly `MIN_ESTIMATE_DRAWS` draws from a generator seeded by the
   compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.

@@ -302,6 +302,31 @@ def test_agrees_with_crossing(text):
 
 
 @st.composite
+def two_hcp_seats_and_a_shape(draw):
+    """As `two_hcp_seats`, with a shape class or a wildcard length on responder (and maybe
+    opp2): crossing's enumerated completions."""
+    lengths, points = draw(a_deal())
+    rule = [_seat_rule(draw, lengths[s], points[s], s < 2, 2, 3) for s in range(4)]
+    for s in draw(st.sampled_from([(2,), (2, 3)])):
+        named = {tok[0] for tok in rule[s].split()}
+        free = [k for k in range(4) if "SHDC"[k] not in named]
+        if draw(st.booleans()) or not free:
+            rule[s] = f"{rule[s]} shape:{shape_class(tuple(lengths[s])).value}"
+        else:
+            rule[s] = f"{rule[s]} x:{max(max(lengths[s][k] for k in free) - draw(st.integers(0, 2)), 0)}+"
+    return f"opener {rule[0]}; opp1 {rule[1]}; responder {rule[2]}; opp2 {rule[3]}"
+
+
+@SLOW_EXAMPLES
+@given(two_hcp_seats_and_a_shape())
+def test_crossing_with_shapes_and_wildcards_agrees(text):
+    compiled = compile_scenario(scenario(text))
+    exact = cross_count(compiled)
+    assume(exact is not None)
+    assert exact == lm.matrix_count(compiled)
+
+
+@st.composite
 def one_partnership(draw):
     """Opener and responder with every suit's length within two values, and HCP rules."""
     lengths, points = draw(a_deal())
