@@ -2,9 +2,11 @@
 
 Steps: analyse every page (valid, stale, broken, no constraints) against what the last
 build remembered; draw deals for each served scenario (or reuse those drawn for the same
-revision, count and seed); render every file in memory; publish (a no-op when nothing
-changed); then remember this build's page history and deals. A failure before the
-publish leaves the published mirror and the history as they were.
+revision, count and seed); render every file in memory, but for the page files made from
+exactly what the published ones were made from (`render_cache`: those are linked as they
+are); publish (a no-op when nothing changed); then remember this build's page history,
+deals and page-file keys. A failure before the publish leaves the published mirror and the
+history as they were.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from .documents import deals_document, dumps, get_document, list_document, lista
 from .history import History
 from .html import highlight, render
 from .nginx import render_snippet
-from .publish import publish
+from .publish import Reused, publish, published_manifest
+from .render_cache import RenderCache, page_key
 from .sampling import pbn_file, sample_job
 from .wiki_links import WikiLinks
 
@@ -74,6 +77,10 @@ class BuildReport:
     written: int = 0
     linked: int = 0
     removed: int = 0
+    #: Page files (convention pages, deals JSON, PBN) rendered, and those not rendered
+    #: again because the published ones are what they would be (`render_cache`).
+    files_rendered: int = 0
+    files_reused: int = 0
     skipped_titles: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
@@ -82,6 +89,7 @@ class BuildReport:
             return f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
         return (
             f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
+            f"page files rendered again {self.files_rendered}, reused {self.files_reused}; "
             f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
         )
 
@@ -95,9 +103,12 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
         deals, used = _deals(analyses, history, settings, report)
-        files = render_files(analyses, deals, WikiLinks(site), settings, report)
+        cache = RenderCache(history.renders(), published_manifest(settings.out))
+        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache)
         result = publish(settings.out, files)
-        history.save({a.page.page_id: a.history for a in analyses}, used)
+        history.save({a.page.page_id: a.history for a in analyses}, used, cache.now)
+    report.files_reused = cache.reused
+    report.files_rendered = len(cache.now) - cache.reused
     report.pages = len(analyses)
     report.statuses = {s.value: sum(1 for a in analyses if a.status is s) for s in Status}
     report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
@@ -156,8 +167,9 @@ def render_files(
     links: WikiLinks,
     settings: BuildSettings,
     report: BuildReport,
-) -> dict[PurePosixPath, bytes]:
-    files: dict[PurePosixPath, bytes] = {}
+    cache: RenderCache,
+) -> dict[PurePosixPath, bytes | Reused]:
+    files: dict[PurePosixPath, bytes | Reused] = {}
     files[layout.LIST] = dumps(list_document(analyses))
     files[layout.LISTALL] = dumps(listall_document(analyses))
     for a in analyses:
@@ -170,12 +182,19 @@ def render_files(
         except layout.UnmappableTitle:
             log.warning("no file path for the title %r; it is served by page id only", a.page.title)
             report.skipped_titles.append(a.page.title)
+    keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
+
+    def page_file(path: PurePosixPath, key: str, make) -> None:
+        digest = cache.reusable(path, key)
+        files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make())
+
     for a in analyses:
         docs = deals.get(a.page.page_id)
         if docs is None:
             continue
-        files[layout.deals_json(a.page.page_id)] = dumps(deals_document(a, docs))
-        files[layout.deals_pbn(a.page.page_id)] = pbn_file(a.page.title, docs).encode("utf-8")
+        key = keys[a.page.page_id]
+        page_file(layout.deals_json(a.page.page_id), key, lambda: dumps(deals_document(a, docs)))
+        page_file(layout.deals_pbn(a.page.page_id), key, lambda: pbn_file(a.page.title, docs).encode("utf-8"))
     report_doc = report_document(analyses, deals, links, settings.rare)
     files[layout.REPORT_JSON] = dumps(report_doc)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
@@ -186,9 +205,15 @@ def render_files(
         "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT
     )
     for a in analyses:
-        view = _convention_view(a, deals.get(a.page.page_id, []), links)
-        files[layout.convention_html(a.page.page_id)] = render(
-            "convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value]
+        page_file(
+            layout.convention_html(a.page.page_id),
+            keys[a.page.page_id],
+            lambda: render(
+                "convention.html.j2",
+                root="../",
+                page=_convention_view(a, deals.get(a.page.page_id, []), links),
+                status_text=STATUS_TEXT[a.status.value],
+            ),
         )
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")

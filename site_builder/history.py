@@ -1,5 +1,6 @@
 """What the build remembers between runs, in its own tables of the state file: each page's
-last valid revision (served while a newer one is broken) and the deals already drawn."""
+last valid revision (served while a newer one is broken), the deals already drawn, and
+what each page's own files were rendered from (`site_builder.render_cache`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ CREATE TABLE IF NOT EXISTS build_deals (
     seed     INTEGER NOT NULL,
     document TEXT NOT NULL,
     PRIMARY KEY (page_id, revid, scenario, count, seed)
+);
+CREATE TABLE IF NOT EXISTS build_renders (
+    path   TEXT PRIMARY KEY,
+    key    TEXT NOT NULL,
+    digest TEXT NOT NULL
 );
 """
 
@@ -56,7 +62,16 @@ class History:
         ).fetchone()
         return row[0] if row else None
 
-    def save(self, pages: dict[int, PageHistory], deals: dict[tuple[int, int, int, int, int], str]) -> None:
+    def renders(self) -> dict[str, tuple[str, str]]:
+        """Path -> (key, digest) of the page files the last build published."""
+        return {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, key, digest FROM build_renders")}
+
+    def save(
+        self,
+        pages: dict[int, PageHistory],
+        deals: dict[tuple[int, int, int, int, int], str],
+        renders: dict[str, tuple[str, str]],
+    ) -> None:
         """Replace the remembered state with this build's (one transaction; the caller publishes first)."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -69,6 +84,10 @@ class History:
             self.db.execute("DELETE FROM build_deals")
             self.db.executemany(
                 "INSERT INTO build_deals VALUES (?, ?, ?, ?, ?, ?)", [(*key, doc) for key, doc in deals.items()]
+            )
+            self.db.execute("DELETE FROM build_renders")
+            self.db.executemany(
+                "INSERT INTO build_renders VALUES (?, ?, ?)", [(path, *kd) for path, kd in renders.items()]
             )
         except BaseException:
             self.db.execute("ROLLBACK")

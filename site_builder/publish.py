@@ -29,6 +29,13 @@ class PublishError(Exception):
 
 
 @dataclass(frozen=True)
+class Reused:
+    """A file the current version already holds with this digest: linked, not rendered."""
+
+    digest: str
+
+
+@dataclass(frozen=True)
 class PublishResult:
     changed: bool
     written: int
@@ -61,7 +68,13 @@ def _manifest(version: Path | None) -> dict[str, str]:
         return {}
 
 
-def publish(out: Path, files: Mapping[PurePosixPath, bytes]) -> PublishResult:
+def published_manifest(out: Path) -> dict[str, str]:
+    """Path -> digest of every file of the published mirror (empty when there is none)."""
+    return _manifest(current_version(Path(os.path.abspath(out))))
+
+
+def publish(out: Path, files: Mapping[PurePosixPath, bytes | Reused]) -> PublishResult:
+    """`files`: each path's bytes, or `Reused` for a file the published version holds as is."""
     out = Path(os.path.abspath(out))
     if out.exists() and not out.is_symlink():
         if out.is_dir() and not any(out.iterdir()):
@@ -70,7 +83,13 @@ def publish(out: Path, files: Mapping[PurePosixPath, bytes]) -> PublishResult:
             raise PublishError(f"{out} exists and is not a mirror published by this tool (it must be a symbolic link)")
     current = current_version(out)
     old = _manifest(current)
-    manifest = {str(path): _digest(data) for path, data in sorted(files.items(), key=lambda kv: str(kv[0]))}
+    manifest = {
+        str(path): data.digest if isinstance(data, Reused) else _digest(data)
+        for path, data in sorted(files.items(), key=lambda kv: str(kv[0]))
+    }
+    for path, data in files.items():
+        if isinstance(data, Reused) and (current is None or old.get(str(path)) != data.digest):
+            raise PublishError(f"cannot publish to {out}: {path} is no longer in the published mirror")
     if current is not None and manifest == old:
         _collect_garbage(out, keep=current)
         return PublishResult(False, 0, 0, 0, current)
@@ -91,7 +110,10 @@ def publish(out: Path, files: Mapping[PurePosixPath, bytes]) -> PublishResult:
                     continue
                 except OSError:
                     pass  # a file system without hard links: write it
-            target.write_bytes(data)
+            if isinstance(data, Reused):
+                shutil.copyfile(current / path, target)
+            else:
+                target.write_bytes(data)
             written += 1
         (version / MANIFEST).write_text(json.dumps(manifest, indent=0, sort_keys=True), encoding="utf-8")
         link = out.parent / f".{out.name}.{version.name}.link"

@@ -157,6 +157,46 @@ def test_rebuild_of_unchanged_input_writes_nothing(mirror):
     assert {p: p.stat().st_mtime_ns for p in version.rglob("*")} == stamps
 
 
+def _page_files(out: Path) -> set[str]:
+    return {p for p in files_of(out) if p.startswith(("conventions/", "api/deals/", "deals/"))}
+
+
+def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
+    """A page's own files (convention page, deals JSON, PBN) are rendered again only when
+    what they are made from changed; the result is what a build rendering everything gives."""
+    import site_builder.render_cache as render_cache
+
+    state, out, _ = mirror
+    everything = _page_files(out)
+    assert build(state, BuildSettings(out=out, deals=3)).files_reused == len(everything)
+    _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
+    edited = build(state, BuildSettings(out=out, deals=3))
+    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn"}
+    assert own <= everything and edited.files_reused == len(everything) - len(own)
+    fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3))
+    assert fresh.files_reused == 0
+    mine, theirs = files_of(out), files_of(tmp_path / "fresh")
+    assert {p: mine[p] for p in everything} == {p: theirs[p] for p in everything}
+    assert "H:6+" in mine["conventions/42.html"].decode("utf-8")
+    # other code or templates: everything is rendered again (and comes out the same here)
+    monkeypatch.setattr(render_cache, "code_digest", lambda: "another version of the code")
+    again = build(state, BuildSettings(out=out, deals=3))
+    assert again.files_reused == 0 and again.changed is False
+
+
+def test_a_page_file_missing_from_the_mirror_is_rendered(mirror):
+    """The remembered keys are only trusted for files the published mirror still has."""
+    state, out, _ = mirror
+    build(state, BuildSettings(out=out, deals=3))
+    manifest_path = current_version(out) / ".manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    del manifest["conventions/42.html"]
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    report = build(state, BuildSettings(out=out, deals=3))
+    assert report.files_reused == len(_page_files(out)) - 1
+    assert report.changed and (out / "conventions/42.html").read_bytes().startswith(b"<!DOCTYPE")
+
+
 def _edit(state: Path, page_id: int, raw: str | None, revid: int, title: str | None = None) -> None:
     with StateStore(state) as store:
         page = store.page(page_id)

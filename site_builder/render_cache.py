@@ -1,0 +1,97 @@
+"""A page's own files that need no rendering again: they are what they were.
+
+Rendering every convention page (with its hand diagrams), deals document and PBN file is
+most of a build's fixed cost, paid again by every cron run although most pages did not
+change. Each of these files is made from its page alone: the page (id, title, revision,
+status), the revision served and its raw DSL, the page's deals, its wiki link, and the code
+and templates that render them. A digest of all that is the file's *key*. The build
+remembers, per file, the key and the digest of the bytes it published (in the state file,
+beside the deals); the next build that computes the same key for a file, while the
+published mirror still holds those bytes, passes `Reused(digest)` to `publish`, which
+hard-links the file, instead of rendering it.
+
+The code's part of the key is a digest of the source files of `site_builder`, `dsl` and
+`deals` (templates included) and of the jinja2 and markupsafe versions, so any change there
+renders everything once, and nothing has to remember to bump a version.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from importlib import metadata, resources
+from pathlib import PurePosixPath
+from typing import Any
+
+from .analysis import PageAnalysis
+
+_SOURCES = ("site_builder", "dsl", "deals")
+_SUFFIXES = (".py", ".j2", ".css", ".json", ".lark")
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of every source file the per-page files are rendered by, and of the versions
+    of the libraries that render them."""
+    digest = hashlib.sha256()
+    for library in ("jinja2", "markupsafe"):
+        digest.update(f"{library}={metadata.version(library)}\0".encode())
+    for package in _SOURCES:
+        for entry in sorted(_walk(resources.files(package)), key=lambda e: e[0]):
+            name, data = entry
+            digest.update(f"{package}/{name}\0{len(data)}\0".encode())
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def _walk(folder, prefix: str = ""):
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            if entry.name != "__pycache__":
+                yield from _walk(entry, f"{prefix}{entry.name}/")
+        elif entry.name.endswith(_SUFFIXES):
+            yield f"{prefix}{entry.name}", entry.read_bytes()
+
+
+def page_key(a: PageAnalysis, docs: list[dict[str, Any]] | None, wiki_url: str | None) -> str:
+    """The key of every file made from this page alone (see the module docstring)."""
+    inputs = [
+        code_digest(),
+        a.page.page_id,
+        a.page.title,
+        a.page.revid,
+        a.status.value,
+        a.served_revid,
+        a.served_timestamp,
+        a.served_raw,
+        wiki_url,
+        docs,
+    ]
+    return hashlib.sha256(json.dumps(inputs, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+class RenderCache:
+    """What the last build published per file (key, digest), checked against the mirror."""
+
+    def __init__(self, remembered: dict[str, tuple[str, str]], published: dict[str, str]):
+        #: path -> (key, digest) as the last build saved them
+        self._remembered = remembered
+        #: path -> digest of the published mirror (its manifest)
+        self._published = published
+        #: path -> (key, digest) of this build, to remember for the next
+        self.now: dict[str, tuple[str, str]] = {}
+        self.reused = 0
+
+    def reusable(self, path: PurePosixPath, key: str) -> str | None:
+        """The published digest of `path` when its bytes are what `key` renders, else None."""
+        remembered = self._remembered.get(str(path))
+        if remembered is None or remembered[0] != key or self._published.get(str(path)) != remembered[1]:
+            return None
+        self.now[str(path)] = remembered
+        self.reused += 1
+        return remembered[1]
+
+    def rendered(self, path: PurePosixPath, key: str, data: bytes) -> bytes:
+        self.now[str(path)] = (key, hashlib.sha256(data).hexdigest())
+        return data
