@@ -46,8 +46,8 @@ import numpy as np
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
-from .symmetry import representatives
 from .rules import PartRules, SeatRule
+from .symmetry import representatives
 from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors
 
 _CHUNK = 16384

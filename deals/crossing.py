@@ -35,9 +35,9 @@ import numpy as np
 
 from .counting import PairModel, length_pairs
 from .exact import exact_dot
-from .symmetry import suit_classes
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
-from .tables import comb_table, length_vectors
+from .symmetry import suit_classes
+from .tables import comb_table, length_code, length_vectors
 
 MAX_CROSS_PAIRS = 250_000
 #: Pairs of length vectors of a and b times length vectors of c (or d) that Z may enumerate.
@@ -94,7 +94,7 @@ def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | No
     listed, other = sorted(rules, key=lambda seat: allowed[seat].sum())
     vectors = lv[allowed[listed]]  # (m, 4)
     other_ok = np.zeros(14**3, dtype=bool)
-    other_ok[_code(lv[allowed[other]])] = True
+    other_ok[length_code(lv[allowed[other]])] = True
     la, lb = lengths.values()
     left = 13 - la - lb  # (n, 4)
     if len(left) * len(vectors) > MAX_ENUMERATED:
@@ -106,7 +106,7 @@ def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | No
         r = left[s : s + step]
         rest = r[:, None, :] - vectors[None, :, :]  # the other seat's lengths
         ok = (rest >= 0).all(axis=2)
-        ok[ok] = other_ok[_code(rest[ok])]
+        ok[ok] = other_ok[length_code(rest[ok])]
         held = {listed: np.broadcast_to(vectors[None], rest.shape), other: rest}
         for seats, fit in fits:
             if set(seats) == set(rules):  # c_k + d_k = r_k
@@ -120,10 +120,6 @@ def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | No
             ways *= c[r[:, None, k], vectors[None, :, k]]
         z[s : s + step] = (ways * ok).sum(axis=1)
     return z
-
-
-def _code(v: np.ndarray) -> np.ndarray:
-    return (v[..., 0] * 14 + v[..., 1]) * 14 + v[..., 2]
 
 
 def _completions(lengths: dict, rc: SeatRule, rd: SeatRule, c: int, d: int, fits) -> np.ndarray:

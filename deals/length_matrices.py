@@ -59,7 +59,7 @@ from .blas import single_threaded_blas
 from .exact import exact_dot
 from .rules import MAX_HAND_HCP, CompiledScenario, SeatRule
 from .symmetry import representatives, suit_classes
-from .tables import HONOUR_HCP, length_vectors
+from .tables import HONOUR_HCP, length_code, length_vectors
 
 #: Give up (None) past this many admissible length matrices, or this many multiply-adds.
 MAX_MATRICES = 2_500_000
@@ -133,12 +133,8 @@ def _vector_index() -> np.ndarray:
     """Length-vector code (s * 14 + h) * 14 + d -> its row in `length_vectors()`."""
     out = np.full(14**3, -1, dtype=np.int64)
     lv = length_vectors()
-    out[(lv[:, 0] * 14 + lv[:, 1]) * 14 + lv[:, 2]] = np.arange(len(lv))
+    out[length_code(lv)] = np.arange(len(lv))
     return out
-
-
-def _codes(v: np.ndarray) -> np.ndarray:
-    return (v[..., 0] * 14 + v[..., 1]) * 14 + v[..., 2]
 
 
 def length_matrices(compiled: CompiledScenario, limit: int = MAX_MATRICES) -> np.ndarray | None:
@@ -151,7 +147,7 @@ def length_matrices(compiled: CompiledScenario, limit: int = MAX_MATRICES) -> np
     first = sorted((s for s in range(4) if s != last), key=lambda s: allowed[s].sum())
     v0, v1, v2 = (lv[allowed[s]].astype(np.int8) for s in first)
     last_ok = np.zeros(14**3, dtype=bool)
-    last_ok[_codes(lv[allowed[last]])] = True
+    last_ok[length_code(lv[allowed[last]])] = True
     i0, i1 = np.nonzero((v0[:, None, :] + v1[None, :, :] <= 13).all(axis=2))
     if len(i0) * len(v2) > limit:
         # Far past the limit (three seats with HCP rules and no length rule: 37 million)?
@@ -175,7 +171,7 @@ def _matrices(compiled, first, last, a, b, v2, last_ok) -> np.ndarray:
     left = 13 - a - b  # (n, 4)
     rest = left[:, None, :] - v2[None, :, :]  # what the last seat would hold
     ok = (rest >= 0).all(axis=2)
-    ok[ok] = last_ok[_codes(rest[ok].astype(np.int64))]
+    ok[ok] = last_ok[length_code(rest[ok].astype(np.int64))]
     p, q = np.nonzero(ok)
     m = np.empty((len(p), 4, 4), dtype=np.int8)
     m[:, first[0]], m[:, first[1]], m[:, first[2]] = a[p], b[p], v2[q]
@@ -322,7 +318,7 @@ class LengthMatrixCount:
     def half_keys(self, matrices: np.ndarray):
         """Per inclusion-exclusion term: its sign, and each matrix's two half keys (suits 1+2,
         suits 3+4), canonical (a half is the same whichever of its suits comes first)."""
-        columns = _vector_index()[_codes(matrices.transpose(0, 2, 1).astype(np.int64))]  # (M, 4)
+        columns = _vector_index()[length_code(matrices.transpose(0, 2, 1).astype(np.int64))]  # (M, 4)
         xseats = [s for s, r in enumerate(self.rules) if r.hcp_wildcard]
         qualifying = {s: self.rules[s].wildcard_lengths(matrices[:, s].astype(np.int64)) for s in xseats}
         for size in range(len(xseats) + 1):
@@ -339,14 +335,14 @@ class LengthMatrixCount:
     def plan(self, matrices: np.ndarray, budget: float | None = None) -> Plan | None:
         """The signed pairs of halves to sum (see `Plan`), for the admissible matrices; None
         when its work would pass `budget` (decided early when the pairs alone pass it)."""
-        keep, weight = representatives(_codes(matrices.transpose(0, 2, 1).astype(np.int64)), suit_classes(self.compiled))
+        keep, weight = representatives(length_code(matrices.transpose(0, 2, 1).astype(np.int64)), suit_classes(self.compiled))
         matrices, weight = matrices[keep], weight[keep]
         term_count = 2 ** sum(1 for r in self.rules if r.hcp_wildcard)
         if budget is not None and float(len(matrices)) * term_count * self.cells > budget:
             return None
         terms = list(self.half_keys(matrices))
-        partial = _codes(matrices[:, :3, 0].astype(np.int64) + matrices[:, :3, 1])
-        mirror = _codes(13 - matrices[:, :3, 0].astype(np.int64) - matrices[:, :3, 1])
+        partial = length_code(matrices[:, :3, 0].astype(np.int64) + matrices[:, :3, 1])
+        mirror = length_code(13 - matrices[:, :3, 0].astype(np.int64) - matrices[:, :3, 1])
         plan = Plan(
             h12=np.concatenate([t[1] for t in terms]),
             h34=np.concatenate([t[2] for t in terms]),

@@ -88,6 +88,11 @@ def length_vectors() -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
+def length_code(v: np.ndarray) -> np.ndarray:
+    """`(..., 4)` length vectors -> one integer each, (S * 14 + H) * 14 + D (C follows)."""
+    return (v[..., 0] * 14 + v[..., 1]) * 14 + v[..., 2]
+
+
 #: Number of ordered pairs of disjoint 13-card hands, C(52,13) * C(39,13).
 PAIR_HANDS = comb(52, 13) * comb(39, 13)
 #: Number of deals, 52! / 13!^4.

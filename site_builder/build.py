@@ -89,7 +89,7 @@ class BuildReport:
             return f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
         return (
             f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
-            f"page files rendered again {self.files_rendered}, reused {self.files_reused}; "
+            f"page files rendered {self.files_rendered}, reused {self.files_reused}; "
             f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
         )
 
