@@ -184,17 +184,17 @@ def render_files(
             report.skipped_titles.append(a.page.title)
     keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
 
-    def page_file(path: PurePosixPath, key: str, make) -> None:
+    def page_file(path: PurePosixPath, key: str, make, *args) -> None:
         digest = cache.reusable(path, key)
-        files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make())
+        files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make(*args))
 
     for a in analyses:
         docs = deals.get(a.page.page_id)
         if docs is None:
             continue
         key = keys[a.page.page_id]
-        page_file(layout.deals_json(a.page.page_id), key, lambda: dumps(deals_document(a, docs)))
-        page_file(layout.deals_pbn(a.page.page_id), key, lambda: pbn_file(a.page.title, docs).encode("utf-8"))
+        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, docs)
+        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, docs)
     report_doc = report_document(analyses, deals, links, settings.rare)
     files[layout.REPORT_JSON] = dumps(report_doc)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
@@ -205,21 +205,25 @@ def render_files(
         "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT
     )
     for a in analyses:
-        page_file(
-            layout.convention_html(a.page.page_id),
-            keys[a.page.page_id],
-            lambda: render(
-                "convention.html.j2",
-                root="../",
-                page=_convention_view(a, deals.get(a.page.page_id, []), links),
-                status_text=STATUS_TEXT[a.status.value],
-            ),
-        )
+        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     files.update(_schemas())
     return files
+
+
+def _deals_json(a: PageAnalysis, docs: list[dict[str, Any]]) -> bytes:
+    return dumps(deals_document(a, docs))
+
+
+def _pbn(a: PageAnalysis, docs: list[dict[str, Any]]) -> bytes:
+    return pbn_file(a.page.title, docs).encode("utf-8")
+
+
+def _convention_html(a: PageAnalysis, deals: dict[int, list[dict[str, Any]]], links: WikiLinks) -> bytes:
+    view = _convention_view(a, deals.get(a.page.page_id, []), links)
+    return render("convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
 
 def _urls(a: PageAnalysis, dealt: bool) -> dict[str, str | None]:
