@@ -315,10 +315,11 @@ class LengthMatrixCount:
 
     # -- the sum over matrices -----------------------------------------------------------
 
-    def half_keys(self, matrices: np.ndarray):
+    def half_keys(self, matrices: np.ndarray, column_codes: np.ndarray):
         """Per inclusion-exclusion term: its sign, and each matrix's two half keys (suits 1+2,
-        suits 3+4), canonical (a half is the same whichever of its suits comes first)."""
-        columns = _vector_index()[length_code(matrices.transpose(0, 2, 1).astype(np.int64))]  # (M, 4)
+        suits 3+4), canonical (a half is the same whichever of its suits comes first).
+        `column_codes`: each matrix's four columns, as `length_code`s."""
+        columns = _vector_index()[column_codes]  # (M, 4)
         xseats = [s for s, r in enumerate(self.rules) if r.hcp_wildcard]
         qualifying = {s: self.rules[s].wildcard_lengths(matrices[:, s].astype(np.int64)) for s in xseats}
         for size in range(len(xseats) + 1):
@@ -335,14 +336,15 @@ class LengthMatrixCount:
     def plan(self, matrices: np.ndarray, budget: float | None = None) -> Plan | None:
         """The signed pairs of halves to sum (see `Plan`), for the admissible matrices; None
         when its work would pass `budget` (decided early when the pairs alone pass it)."""
-        keep, weight = representatives(length_code(matrices.transpose(0, 2, 1).astype(np.int64)), suit_classes(self.compiled))
-        matrices, weight = matrices[keep], weight[keep]
+        column_codes = length_code(matrices.transpose(0, 2, 1).astype(np.int64))
+        keep, weight = representatives(column_codes, suit_classes(self.compiled))
+        matrices, weight, column_codes = matrices[keep], weight[keep], column_codes[keep]
         term_count = 2 ** sum(1 for r in self.rules if r.hcp_wildcard)
         if budget is not None and float(len(matrices)) * term_count * self.cells > budget:
             return None
-        terms = list(self.half_keys(matrices))
-        partial = length_code(matrices[:, :3, 0].astype(np.int64) + matrices[:, :3, 1])
-        mirror = length_code(13 - matrices[:, :3, 0].astype(np.int64) - matrices[:, :3, 1])
+        terms = list(self.half_keys(matrices, column_codes))
+        sums = matrices[:, :3, 0].astype(np.int64) + matrices[:, :3, 1]  # seats 0-2, suits 1+2
+        partial, mirror = length_code(sums), length_code(13 - sums)
         plan = Plan(
             h12=np.concatenate([t[1] for t in terms]),
             h34=np.concatenate([t[2] for t in terms]),

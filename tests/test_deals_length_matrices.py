@@ -112,7 +112,7 @@ def reference_count_mod(sc: Scenario, matrices) -> int:
                     ways //= factorial(rows[s][k] - held[s])
                 src = tuple(slice(0, top[i] + 1 - points[s]) for i, s in enumerate(totals))
                 dst = tuple(slice(points[s], top[i] + 1) for i, s in enumerate(totals))
-                if any(sl.start > sl.stop or (sl.stop - sl.start) <= 0 for sl in src):
+                if any(sl.stop <= 0 for sl in src):  # some total past its top
                     continue
                 for flags in product((0, 1), repeat=len(wild)):
                     after = []
