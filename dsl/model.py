@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from types import MappingProxyType
-from typing import Mapping
+from typing import Iterator, Mapping
 
 
 class Suit(StrEnum):
@@ -119,11 +118,38 @@ class Fit:
         return SUITS
 
 
-def _frozen(mapping: Mapping[Suit, Range]) -> Mapping[Suit, Range]:
-    return MappingProxyType(dict(mapping))
+class SuitMap(Mapping[Suit, Range]):
+    """An immutable suit -> range mapping. Unlike MappingProxyType it pickles (worker
+    processes take scenarios as they are) and hashes; equal whatever the insertion order."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, mapping: Mapping[Suit, Range] | None = None):
+        self._data = dict(mapping or {})
+
+    def __getitem__(self, suit: Suit) -> Range:
+        return self._data[suit]
+
+    def __iter__(self) -> Iterator[Suit]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._data.items()))
+
+    def __repr__(self) -> str:
+        return f"SuitMap({self._data!r})"
+
+    def __getstate__(self) -> dict[Suit, Range]:
+        return self._data
+
+    def __setstate__(self, data: dict[Suit, Range]) -> None:
+        self._data = data
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True)
 class Position:
     """One role's constraints. A field is None/empty when the DSL did not write it.
 
@@ -142,23 +168,8 @@ class Position:
     key_order: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "suits", _frozen(self.suits))
-        object.__setattr__(self, "suit_hcp", _frozen(self.suit_hcp))
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Position):
-            return NotImplemented
-        return (
-            self.role == other.role
-            and dict(self.suits) == dict(other.suits)
-            and self.hcp == other.hcp
-            and dict(self.suit_hcp) == dict(other.suit_hcp)
-            and self.x == other.x
-            and self.x_hcp == other.x_hcp
-            and self.shape == other.shape
-        )
-
-    __hash__ = None  # type: ignore[assignment]
+        object.__setattr__(self, "suits", SuitMap(self.suits))
+        object.__setattr__(self, "suit_hcp", SuitMap(self.suit_hcp))
 
     @property
     def named_suits(self) -> frozenset[Suit]:
