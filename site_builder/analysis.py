@@ -8,7 +8,7 @@ from enum import StrEnum
 
 import dsl
 from dsl.model import Scenario
-from sync.model import WikiPage
+from store.model import WikiPage
 
 from .history import PageHistory
 

@@ -21,8 +21,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from sync.model import Problem, SiteInfo
-from sync.store import StateStore
+from store.model import Problem, SiteInfo
+from store.state import StateStore
 
 from . import layout
 from dsl.format import format_scenario

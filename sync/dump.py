@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from store.model import SiteInfo, WikiPage
+from store.state import StateStore
+
 from .errors import DumpError
 from .extract import extract, template_title
-from .model import SiteInfo, SyncReport, WikiPage
-from .store import StateStore
+from .report import SyncReport
 from .syncer import SyncSettings, format_timestamp
 from .titles import CANONICAL_NAMESPACES
 

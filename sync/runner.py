@@ -6,10 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.state import StateStore
+
 from .client import ClientSettings, WikiClient
 from .dump import sync_from_dump
-from .model import SyncReport
-from .store import StateStore
+from .report import SyncReport
 from .syncer import ApiSync, SyncSettings
 
 

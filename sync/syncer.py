@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from store.model import SiteInfo, WikiPage
+from store.state import StateStore
+
 from .client import WikiClient, merge_pages
 from .errors import WikiGarbage
 from .extract import extract, template_title
-from .model import SiteInfo, SyncReport, WikiPage
-from .store import StateStore
+from .report import SyncReport
 from .titles import CANONICAL_NAMESPACES, normalise
 
 log = logging.getLogger(__name__)

@@ -7,11 +7,11 @@ import sqlite3
 import pytest
 
 from bridgeshape_mirror.config import ConfigError, load
-from sync.errors import LockHeld, StateError
+from store.errors import LockHeld, StateError
+from store.lock import RunLock
+from store.model import Problem, SiteInfo, WikiPage
+from store.state import StateStore
 from sync.extract import extract, template_title
-from sync.lock import RunLock
-from sync.model import Problem, SiteInfo, WikiPage
-from sync.store import StateStore
 from sync.titles import normalise, url_form
 
 SITE = SiteInfo(

@@ -1,0 +1,3 @@
+"""The state file every command shares: `state.py` (the SQLite store of convention pages, the
+wiki's site information and the sync cursor), `model.py` (the typed values it holds),
+`lock.py` (one run at a time) and `errors.py` (their failures)."""
