@@ -1,3 +1,4 @@
 """The state file every command shares: `state.py` (the SQLite store of convention pages, the
 wiki's site information and the sync cursor), `model.py` (the typed values it holds),
-`lock.py` (one run at a time) and `errors.py` (their failures)."""
+`history.py` (what the build remembers, in its own tables of the same file), `lock.py` (one
+run at a time) and `errors.py` (their failures)."""

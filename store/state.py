@@ -61,17 +61,25 @@ class StateStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        try:
+        with self._writing():
             self.connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise StateError(f"cannot write the state store {self.path}: {exc}") from exc
         try:
             yield self.connection
         except BaseException:
             self.connection.execute("ROLLBACK")
             raise
-        try:
+        with self._writing():
             self.connection.execute("COMMIT")
+
+    def add_tables(self, schema: str) -> None:
+        """Create another layer's own tables (`CREATE TABLE IF NOT EXISTS ...`) in this file."""
+        with self._writing():
+            self.connection.executescript(schema)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        try:
+            yield
         except sqlite3.DatabaseError as exc:
             raise StateError(f"cannot write the state store {self.path}: {exc}") from exc
 
