@@ -138,6 +138,10 @@ class StateStore:
         connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text))
 
     @staticmethod
+    def delete_meta(connection: sqlite3.Connection, key: str) -> None:
+        connection.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    @staticmethod
     def put_site_info(connection: sqlite3.Connection, site: SiteInfo) -> None:
         StateStore.put_meta(
             connection,

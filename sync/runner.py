@@ -1,4 +1,6 @@
-"""Run one sync from either source into a state store. The caller holds the run lock."""
+"""Run one sync from either source into a state store. The caller holds the run lock.
+
+Both sources read everything first and hand it to the store through `reading.write_reading`."""
 
 from __future__ import annotations
 
