@@ -2,7 +2,8 @@
 
 Every run writes in one transaction at its end, so a run that fails (or is killed) leaves
 the previous state exactly as it was. Other layers may keep their own tables in the same
-file (`connection`), never touching `pages` and `meta`.
+file (`add_tables`, then `connection` to read and `transaction()` to write), never touching
+`pages` and `meta`.
 """
 
 from __future__ import annotations

@@ -63,6 +63,4 @@ def write_reading(store: StateStore, reading: Reading) -> SyncReport:
             StateStore.put_meta(db, key, value)
         for key in reading.forget:
             StateStore.delete_meta(db, key)
-    report = SyncReport(mode=reading.mode, requests=reading.requests, fetched=reading.fetched)
-    report.record(old, reading.pages, gone, store.pages())
-    return report
+    return SyncReport.counted(reading.mode, reading.requests, reading.fetched, old, reading.pages, gone, store.pages())

@@ -2,36 +2,51 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from store.model import WikiPage
 
 
-@dataclass
+@dataclass(frozen=True)
 class SyncReport:
     """What one sync run did, for the log line and for cron."""
 
-    mode: str = "incremental"  # "full", "incremental" or "dump"
-    requests: int = 0
-    fetched: int = 0
-    created: int = 0
-    updated: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    pages_total: int = 0
-    problems: int = 0
-    notes: list[str] = field(default_factory=list)
+    mode: str  # "full", "incremental" or "dump"
+    requests: int
+    fetched: int
+    created: int
+    updated: int
+    deleted: int
+    unchanged: int
+    pages_total: int
+    problems: int
 
-    def record(self, old: dict[int, int], upserts: Iterable[WikiPage], deletes: Iterable[int], pages: list[WikiPage]) -> None:
+    @classmethod
+    def counted(
+        cls,
+        mode: str,
+        requests: int,
+        fetched: int,
+        old: dict[int, int],
+        upserts: Sequence[WikiPage],
+        deletes: Iterable[int],
+        pages: list[WikiPage],
+    ) -> SyncReport:
         """Count what a run wrote: `old` maps page ids to revids before it, `pages` is the store after."""
-        upserts = list(upserts)
-        self.created = sum(1 for p in upserts if p.page_id not in old)
-        self.updated = sum(1 for p in upserts if p.page_id in old and old[p.page_id] != p.revid)
-        self.deleted = len(set(deletes))
-        self.pages_total = len(pages)
-        self.problems = sum(1 for p in pages if p.problems)
-        self.unchanged = self.pages_total - self.created - self.updated
+        created = sum(1 for p in upserts if p.page_id not in old)
+        updated = sum(1 for p in upserts if p.page_id in old and old[p.page_id] != p.revid)
+        return cls(
+            mode=mode,
+            requests=requests,
+            fetched=fetched,
+            created=created,
+            updated=updated,
+            deleted=len(set(deletes)),
+            unchanged=len(pages) - created - updated,
+            pages_total=len(pages),
+            problems=sum(1 for p in pages if p.problems),
+        )
 
     def summary(self) -> str:
         return (
