@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dsl_bench import realistic_scenario  # noqa: E402
 
 from site_builder.build import BuildSettings, build  # noqa: E402
-from sync.model import WikiPage  # noqa: E402
-from sync.store import StateStore  # noqa: E402
+from store.model import WikiPage  # noqa: E402
+from store.state import StateStore  # noqa: E402
 
 
 def make_state(path: Path, pages: int, seed: int) -> None:

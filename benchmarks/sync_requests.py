@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
+from store.state import StateStore  # noqa: E402
 from sync.client import ClientSettings, WikiClient  # noqa: E402
-from sync.store import StateStore  # noqa: E402
 from sync.syncer import ApiSync, SyncSettings  # noqa: E402
 from wiki_server import WikiServer, is_installed  # noqa: E402
 

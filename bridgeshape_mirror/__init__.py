@@ -1,7 +1,9 @@
 """bridgeshape-mirror: a static mirror of the BridgeShape API, with sample deals and a validation report.
 
-This package holds the command-line front end only; the work is done by the `sync`, `dsl`,
-`deals` and `site_builder` packages beside it.
+This package holds the command-line front end only; the work is done by the `sync`, `store`,
+`dsl`, `deals` and `site_builder` packages beside it.
 """
 
-__version__ = "0.1.0"
+from store.version import VERSION
+
+__version__ = VERSION

@@ -8,9 +8,8 @@ from enum import StrEnum
 
 import dsl
 from dsl.model import Scenario
-from sync.model import WikiPage
-
-from .history import PageHistory
+from store.history import PageHistory
+from store.model import WikiPage
 
 
 class Status(StrEnum):

@@ -21,8 +21,9 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from sync.model import Problem, SiteInfo
-from sync.store import StateStore
+from store.history import History
+from store.model import Problem, SiteInfo
+from store.state import StateStore
 
 from . import layout
 from dsl.format import format_scenario
@@ -31,7 +32,6 @@ from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
 from .diagrams import hands
 from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
-from .history import History
 from .html import highlight, render
 from .nginx import render_snippet
 from .publish import Reused, publish, published_manifest
@@ -99,7 +99,7 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
     with StateStore(state_path) as store:
         pages = store.pages()
         site = store.site_info() or SiteInfo()
-        history = History(store.connection)
+        history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
         deals, used = _deals(analyses, history, settings, report)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from sync.model import SiteInfo
+from store.model import SiteInfo
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Sync: convention pages from a wiki (Action API, via mwclient) or an XML export into the
-local state store. `run_sync` is the one entry point; the pieces are `client.py` (API client
-and retry policy), `syncer.py` (full and incremental runs), `dump.py` (XML export),
-`extract.py` (the template parameter), `titles.py` (title normalisation), `store.py`
-(SQLite state) and `lock.py` (one run at a time)."""
+state store (`store`). `run_sync` is the one entry point; the pieces are `client.py` (API
+client and retry policy), `syncer.py` (full and incremental runs), `dump.py` (XML export),
+`reading.py` (what a source hands to the store, and the one writer), `extract.py` (the
+template parameter), `titles.py` (title normalisation) and `report.py` (what a run did)."""

@@ -21,7 +21,7 @@ import mwclient
 import mwclient.errors
 import requests
 
-from bridgeshape_mirror import __version__
+from store.version import VERSION
 
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
 
@@ -55,7 +55,7 @@ class ClientSettings:
 
 def user_agent(contact: str) -> str:
     contact_part = f" ({contact})" if contact else ""
-    return f"bridgeshape-mirror/{__version__}{contact_part} mwclient/{mwclient.__version__}"
+    return f"bridgeshape-mirror/{VERSION}{contact_part} mwclient/{mwclient.__version__}"
 
 
 def _retry_after(response: requests.Response | None) -> float | None:

@@ -1,7 +1,8 @@
 """The offline source: a MediaWiki XML export (Special:Export, dumpBackup.php), read streaming.
 
 Only the newest revision of each page counts. A page is a convention page when its text
-contains the template; there are no link tables in an export to say otherwise.
+contains the template; there are no link tables in an export to say otherwise. The pages
+reach the store as one complete `reading.Reading`, as a full API sync's do.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from store.model import SiteInfo, WikiPage
+from store.state import StateStore
+
 from .errors import DumpError
 from .extract import extract, template_title
-from .model import SiteInfo, SyncReport, WikiPage
-from .store import StateStore
+from .reading import Reading, write_reading
+from .report import SyncReport
 from .syncer import SyncSettings, format_timestamp
 from .titles import CANONICAL_NAMESPACES
 
@@ -131,14 +135,14 @@ def _page(element: ET.Element) -> DumpPage:
     )
 
 
-def sync_from_dump(path: str | Path, store: StateStore, settings: SyncSettings) -> SyncReport:
-    """Replace the store's pages with the export's convention pages, in one transaction."""
-    report = SyncReport(mode="dump")
+def read_export(path: str | Path, settings: SyncSettings) -> Reading:
+    """The export's convention pages, as the whole set of pages."""
     site, pages = read_dump(path)
     template = template_title(settings.template, site)
     found: dict[int, WikiPage] = {}
+    fetched = 0
     for page in pages:
-        report.fetched += 1
+        fetched += 1
         result = extract(page.text, template, settings.parameter, site)
         if result.instances == 0:
             continue
@@ -151,13 +155,19 @@ def sync_from_dump(path: str | Path, store: StateStore, settings: SyncSettings) 
             raw=result.raw,
             problems=result.problems,
         )
-    old = store.revisions()
-    with store.transaction() as db:
-        gone = StateStore.replace_pages(db, old, found.values())
-        StateStore.put_site_info(db, site)
-        StateStore.put_meta(db, "selection", settings.selection(f"dump:{Path(path).resolve()}"))
-        StateStore.put_meta(db, "last_sync", format_timestamp(datetime.now(UTC)))
+    return Reading(
+        mode="dump",
+        site=site,
+        pages=tuple(found.values()),
+        complete=True,
+        selection=settings.selection(f"dump:{Path(path).resolve()}"),
+        synced_at=format_timestamp(datetime.now(UTC)),
         # An export has no recent-changes cursor: a later --api run must start with a full sync.
-        db.execute("DELETE FROM meta WHERE key = 'cursor'")
-    report.record(old, found.values(), gone, list(found.values()))
-    return report
+        forget=("cursor",),
+        fetched=fetched,
+    )
+
+
+def sync_from_dump(path: str | Path, store: StateStore, settings: SyncSettings) -> SyncReport:
+    """Replace the store's pages with the export's convention pages, in one transaction."""
+    return write_reading(store, read_export(path, settings))

@@ -24,14 +24,6 @@ class WikiApiError(SyncError):
         super().__init__(f"the wiki's API said {code}: {info}")
 
 
-class StateError(SyncError):
-    """The local state store cannot be read or written (corrupt, locked by SQLite, wrong schema)."""
-
-
-class LockHeld(SyncError):
-    """Another run holds the lock on this state store."""
-
-
 class BadSource(SyncError):
     """The source itself is unusable as given (an API URL that is not api.php)."""
 

@@ -13,7 +13,8 @@ import mwparserfromhell
 from mwparserfromhell.nodes import Comment, Template
 from mwparserfromhell.wikicode import Wikicode
 
-from .model import Problem, SiteInfo
+from store.model import Problem, SiteInfo
+
 from .titles import normalise
 
 TEMPLATE_NAMESPACE = 10

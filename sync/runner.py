@@ -1,4 +1,6 @@
-"""Run one sync from either source into a state store. The caller holds the run lock."""
+"""Run one sync from either source into a state store. The caller holds the run lock.
+
+Both sources read everything first and hand it to the store through `reading.write_reading`."""
 
 from __future__ import annotations
 
@@ -6,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from store.state import StateStore
+
 from .client import ClientSettings, WikiClient
 from .dump import sync_from_dump
-from .model import SyncReport
-from .store import StateStore
+from .report import SyncReport
 from .syncer import ApiSync, SyncSettings
 
 

@@ -10,7 +10,7 @@ they name are fetched again by id (edits) or title (deletes, undeletes, moves, i
 and classified from their text and `prop=templates`. A periodic `prop=info` pass over the
 template's transclusions compares `lastrevid` with the store, for what recent changes do
 not show (imports, expired entries). Nothing is written until everything is read; then all
-changes and the new cursor go in one transaction.
+changes and the new cursor go to the store in one transaction, as a `reading.Reading`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from store.model import SiteInfo, WikiPage
+from store.state import StateStore
+
 from .client import WikiClient, merge_pages
 from .errors import WikiGarbage
 from .extract import extract, template_title
-from .model import SiteInfo, SyncReport, WikiPage
-from .store import StateStore
+from .reading import Reading, write_reading
+from .report import SyncReport
 from .titles import CANONICAL_NAMESPACES, normalise
 
 log = logging.getLogger(__name__)
@@ -105,7 +108,6 @@ class ApiSync:
         self.store = store
         self.settings = settings
         self.now = now or datetime.now(UTC)
-        self.report = SyncReport()
         self._progress = progress
 
     def _ticking(self, responses: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -118,15 +120,15 @@ class ApiSync:
     # -- entry -----------------------------------------------------------------------------
 
     def run(self) -> SyncReport:
+        return write_reading(self.store, self.read())
+
+    def read(self) -> Reading:
         self.client.login()
         reason = self._full_sync_reason()
         if reason:
             log.info("full sync: %s", reason)
-            self._full()
-        else:
-            self._incremental()
-        self.report.requests = self.client.requests
-        return self.report
+            return self._full()
+        return self._incremental()
 
     def _full_sync_reason(self) -> str | None:
         if self.settings.full:
@@ -145,8 +147,7 @@ class ApiSync:
 
     # -- full ------------------------------------------------------------------------------
 
-    def _full(self) -> None:
-        self.report.mode = "full"
+    def _full(self) -> Reading:
         first = self.client.call(
             "query",
             meta="siteinfo",
@@ -176,12 +177,7 @@ class ApiSync:
         )
         found = [self._convention_page(p, site, template, listed=True) for p in pages.values() if not p.get("missing")]
         new = {p.page_id: p for p in found if p is not None}
-        old = self.store.revisions()
-        with self.store.transaction() as db:
-            gone = StateStore.replace_pages(db, old, new.values())
-            self._write_meta(db, site, cursor, full=True, info_checked=True)
-        self.report.record(old, new.values(), gone, self.store.pages())
-        self.report.fetched = len(pages)
+        return self._reading("full", site, new.values(), cursor, fetched=len(pages), info_checked=True)
 
     def _initial_cursor(self, query: dict[str, Any]) -> dict[str, Any]:
         server_time = (query.get("general") or {}).get("time") or format_timestamp(self.now)
@@ -196,8 +192,7 @@ class ApiSync:
 
     # -- incremental -----------------------------------------------------------------------
 
-    def _incremental(self) -> None:
-        self.report.mode = "incremental"
+    def _incremental(self) -> Reading:
         site = self.store.site_info()
         assert site is not None  # _full_sync_reason checked it
         cursor = dict(self.store.get_json("cursor"))
@@ -239,27 +234,21 @@ class ApiSync:
             if entry.get("logpage"):
                 ids.add(int(entry["logpage"]))
 
-        stored = self.store.revisions()
         info_checked = self._info_check_due()
         if info_checked:
-            ids |= self._info_check(template, stored)
+            ids |= self._info_check(template, self.store.revisions())
 
         fetched = self._fetch(site, template, ids, titles)
-        upserts, deletes = self._classify(fetched, stored, titles)
+        upserts, deletes = self._classify(fetched, titles)
         if recent:
             cursor["rcid"] = max(int(e["rcid"]) for e in recent)
             cursor["rc_timestamp"] = max(e["timestamp"] for e in recent)
         if logged:
             cursor["logid"] = max(int(e["logid"]) for e in logged)
             cursor["log_timestamp"] = max(e["timestamp"] for e in logged)
-        with self.store.transaction() as db:
-            for page_id in deletes:
-                StateStore.delete(db, page_id)
-            for page in upserts:
-                StateStore.upsert(db, page)
-            self._write_meta(db, site, cursor, full=False, info_checked=info_checked)
-        self.report.record(stored, upserts, deletes, self.store.pages())
-        self.report.fetched = len(fetched)
+        return self._reading(
+            "incremental", site, upserts, cursor, fetched=len(fetched), info_checked=info_checked, removed=deletes
+        )
 
     def _info_check_due(self) -> bool:
         every = self.settings.info_check_every
@@ -294,9 +283,8 @@ class ApiSync:
             responses.append(self.client.query(http_method="POST", titles="|".join(batch), **common))
         return merge_pages(self._ticking(data for stream in responses for data in stream))
 
-    def _classify(
-        self, fetched: dict[int | str, dict[str, Any]], stored: dict[int, int], titles: set[str]
-    ) -> tuple[list[WikiPage], set[int]]:
+    def _classify(self, fetched: dict[int | str, dict[str, Any]], titles: set[str]) -> tuple[list[WikiPage], set[int]]:
+        """Pages to write, and page ids to delete if stored."""
         site = self.store.site_info()
         assert site is not None
         template = template_title(self.settings.template, site)
@@ -325,7 +313,7 @@ class ApiSync:
         # with it, unless that page id was just seen alive elsewhere (moved).
         for ids in self.store.ids_with_titles(gone_titles).values():
             deletes.update(i for i in ids if i not in present)
-        return upserts, {d for d in deletes if d in stored}
+        return upserts, deletes
 
     # -- shared ----------------------------------------------------------------------------
 
@@ -361,16 +349,34 @@ class ApiSync:
             problems=found.problems,
         )
 
-    def _write_meta(self, db: Any, site: SiteInfo, cursor: dict[str, Any], full: bool, info_checked: bool) -> None:
+    def _reading(
+        self,
+        mode: str,
+        site: SiteInfo,
+        pages: Iterable[WikiPage],
+        cursor: dict[str, Any],
+        fetched: int,
+        info_checked: bool,
+        removed: Iterable[int] = (),
+    ) -> Reading:
         now = format_timestamp(self.now)
-        StateStore.put_site_info(db, site)
-        StateStore.put_meta(db, "cursor", cursor)
-        StateStore.put_meta(db, "selection", self.settings.selection(self.client.settings.api_url))
-        StateStore.put_meta(db, "last_sync", now)
-        if full:
-            StateStore.put_meta(db, "last_full_sync", now)
+        meta: dict[str, Any] = {"cursor": cursor}
+        if mode == "full":
+            meta["last_full_sync"] = now
         if info_checked:
-            StateStore.put_meta(db, "last_info_check", now)
+            meta["last_info_check"] = now
+        return Reading(
+            mode=mode,
+            site=site,
+            pages=tuple(pages),
+            complete=mode == "full",
+            selection=self.settings.selection(self.client.settings.api_url),
+            synced_at=now,
+            removed=frozenset(removed),
+            meta=meta,
+            fetched=fetched,
+            requests=self.client.requests,
+        )
 
 
 def _batches(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .model import SiteInfo
+from store.model import SiteInfo
 
 _SPACES = re.compile(r"[ _\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 

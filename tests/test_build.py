@@ -16,8 +16,8 @@ from referencing import Registry, Resource
 import dsl
 from site_builder.build import BuildSettings, build
 from site_builder.publish import current_version
+from store.state import StateStore
 from sync.dump import sync_from_dump
-from sync.store import StateStore
 from sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,8 +16,8 @@ import pytest
 
 from site_builder.build import BuildSettings, build
 from site_builder.publish import MANIFEST, current_version, versions_dir
-from sync.model import WikiPage
-from sync.store import StateStore
+from store.model import WikiPage
+from store.state import StateStore
 
 pytestmark = pytest.mark.slow
 

@@ -9,10 +9,10 @@ import pytest
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
+from store.lock import RunLock
+from store.model import Problem
+from store.state import StateStore
 from sync.dump import read_dump
-from sync.lock import RunLock
-from sync.model import Problem
-from sync.store import StateStore
 
 EXPORT = textwrap.dedent(
     """\
@@ -104,3 +104,14 @@ def test_corrupt_state_is_a_state_error(export, tmp_path):
     state = tmp_path / "state.sqlite"
     state.write_bytes(b"garbage" * 1000)
     assert main(["sync", "--dump", str(export), "--state", str(state)]) == ExitCode.STATE_ERROR
+
+
+def test_update_reports_store_errors_of_its_sync_step_as_a_failed_sync(export, tmp_path, caplog):
+    state, out = tmp_path / "state.sqlite", tmp_path / "output"
+    state.write_bytes(b"garbage" * 1000)
+    with caplog.at_level(logging.ERROR):
+        assert main(["update", "--dump", str(export), "--state", str(state), "--out", str(out)]) == ExitCode.STATE_ERROR
+    assert "sync failed; state and mirror kept as they were" in caplog.text
+    assert not out.exists()
+    with RunLock(state):
+        assert main(["update", "--dump", str(export), "--state", str(state), "--out", str(out)]) == ExitCode.LOCKED

@@ -33,8 +33,8 @@ from urllib.parse import urldefrag
 import pytest
 
 from site_builder.build import BuildSettings, build
+from store.state import StateStore
 from sync.dump import sync_from_dump
-from sync.store import StateStore
 from sync.syncer import SyncSettings
 
 pytestmark = pytest.mark.slow

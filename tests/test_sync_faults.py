@@ -10,9 +10,9 @@ import pytest
 import requests
 import responses
 
+from store.state import StateStore
 from sync.client import ClientSettings, WikiClient, user_agent
 from sync.errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
-from sync.store import StateStore
 from sync.syncer import ApiSync, SyncSettings
 
 from fake_wiki import API, FakeWiki, convention_text, http_status, json_error

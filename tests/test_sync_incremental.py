@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import responses
 
+from store.model import Problem
+from store.state import StateStore
 from sync.client import ClientSettings, WikiClient
-from sync.model import Problem
-from sync.store import StateStore
 from sync.syncer import ApiSync, SyncSettings
 
 from fake_wiki import API, FakeWiki, convention_text

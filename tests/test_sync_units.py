@@ -1,17 +1,12 @@
-"""Title normalisation, template extraction, the state store's transactions, the run lock, config."""
+"""Title normalisation, template extraction, config."""
 
 from __future__ import annotations
-
-import sqlite3
 
 import pytest
 
 from bridgeshape_mirror.config import ConfigError, load
-from sync.errors import LockHeld, StateError
+from store.model import Problem, SiteInfo
 from sync.extract import extract, template_title
-from sync.lock import RunLock
-from sync.model import Problem, SiteInfo, WikiPage
-from sync.store import StateStore
 from sync.titles import normalise, url_form
 
 SITE = SiteInfo(
@@ -67,54 +62,6 @@ def test_page_titles_normalise_in_their_namespace():
 def test_extraction(text, raw, problems):
     found = extract(text, "Template:Convenzione", "shape_constraints", SITE)
     assert (found.raw, found.problems) == (raw, problems)
-
-
-def page(page_id: int, revid: int = 1) -> WikiPage:
-    return WikiPage(page_id, f"P{page_id}", 0, revid, "2026-11-29T10:00:00Z", "opener H:5+", ())
-
-
-def test_store_round_trip_and_rollback_on_failure(tmp_path):
-    with StateStore(tmp_path / "s.sqlite") as store:
-        with store.transaction() as db:
-            StateStore.upsert(db, page(1))
-            StateStore.put_meta(db, "cursor", {"rcid": 5})
-        with pytest.raises(RuntimeError):
-            with store.transaction() as db:
-                StateStore.upsert(db, page(1, revid=2))
-                StateStore.delete(db, 1)
-                StateStore.upsert(db, page(2))
-                raise RuntimeError("killed midway")
-        assert store.pages() == [page(1)]
-        assert store.get_json("cursor") == {"rcid": 5}
-    # And it is all on disk for the next process.
-    with StateStore(tmp_path / "s.sqlite") as again:
-        assert again.pages() == [page(1)]
-
-
-def test_corrupt_store_is_a_state_error(tmp_path):
-    path = tmp_path / "bad.sqlite"
-    path.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(StateError):
-        StateStore(path)
-
-
-def test_store_from_a_newer_version_is_refused(tmp_path):
-    path = tmp_path / "s.sqlite"
-    StateStore(path).close()
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(StateError, match="schema 99"):
-        StateStore(path)
-
-
-def test_second_lock_on_the_same_state_fails_at_once(tmp_path):
-    state = tmp_path / "s.sqlite"
-    with RunLock(state):
-        with pytest.raises(LockHeld):
-            with RunLock(state):
-                pass
-    with RunLock(state):  # released
-        pass
 
 
 def test_config_file_then_flags(tmp_path):

@@ -30,12 +30,12 @@ from xml.sax.saxutils import escape
 import pytest
 
 from bridgeshape_mirror.exit_codes import ExitCode
+from store.lock import RunLock
+from store.state import StateStore
 from sync.client import ClientSettings, WikiClient
 from sync.errors import WikiApiError
-from sync.lock import RunLock
-from sync.model import SyncReport
+from sync.report import SyncReport
 from sync.runner import Source, run_sync
-from sync.store import StateStore
 from sync.syncer import ApiSync, SyncSettings
 
 try:

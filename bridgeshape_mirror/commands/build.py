@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from sync.lock import RunLock
+from store.lock import RunLock
 
 from ..config import Config, load
 from ..exit_codes import ExitCode

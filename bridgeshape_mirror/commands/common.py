@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from site_builder.publish import PublishError
-from sync.errors import BadSource, DumpError, LockHeld, StateError, WikiApiError, WikiGarbage, WikiUnavailable
+from store.errors import LockHeld, StateError
+from sync.errors import BadSource, DumpError, WikiApiError, WikiGarbage, WikiUnavailable
 
 from ..config import ConfigError
 from ..exit_codes import ExitCode

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from sync.lock import RunLock
+from store.lock import RunLock
 
 from ..config import Config, load
 from ..exit_codes import ExitCode
@@ -17,7 +17,7 @@ from ..logs import Progress, setup_logging
 from .common import EXPECTED_ERRORS, exit_code_for
 
 if TYPE_CHECKING:
-    from sync.model import SyncReport
+    from sync.report import SyncReport
 
 log = logging.getLogger("bridgeshape_mirror")
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import logging
 
+from store.errors import StoreError
+from store.lock import RunLock
 from sync.errors import SyncError
-from sync.lock import RunLock
 
 from ..exit_codes import ExitCode
 from ..logs import setup_logging
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         with RunLock(config.state):
             try:
                 sync_report = sync_with(config)
-            except SyncError as exc:
+            except (SyncError, StoreError) as exc:
                 log.error("sync failed; state and mirror kept as they were: %s", exc)
                 return exit_code_for(exc)
             log.info(sync_report.summary())

@@ -1,11 +1,13 @@
 """What the build remembers between runs, in its own tables of the state file: each page's
 last valid revision (served while a newer one is broken), the deals already drawn, and
-what each page's own files were rendered from (`site_builder.render_cache`)."""
+what each page's own files were rendered from (`site_builder.render_cache`). Written
+through the store's transactions, so a state file it cannot write is a `StateError`."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
+
+from .state import StateStore
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS build_pages (
@@ -45,18 +47,18 @@ class PageHistory:
 
 
 class History:
-    def __init__(self, connection: sqlite3.Connection):
-        self.db = connection
-        self.db.executescript(_SCHEMA)
+    def __init__(self, store: StateStore):
+        self.store = store
+        store.add_tables(_SCHEMA)
 
     def all(self) -> dict[int, PageHistory]:
-        rows = self.db.execute(
+        rows = self.store.connection.execute(
             "SELECT page_id, good_revid, good_timestamp, good_raw, broken_revid, broken_since FROM build_pages"
         )
         return {row[0]: PageHistory(*row[1:]) for row in rows}
 
     def cached_deals(self, page_id: int, revid: int, scenario: int, count: int, seed: int) -> str | None:
-        row = self.db.execute(
+        row = self.store.connection.execute(
             "SELECT document FROM build_deals WHERE page_id=? AND revid=? AND scenario=? AND count=? AND seed=?",
             (page_id, revid, scenario, count, seed),
         ).fetchone()
@@ -64,7 +66,8 @@ class History:
 
     def renders(self) -> dict[str, tuple[str, str]]:
         """Path -> (key, digest) of the page files the last build published."""
-        return {row[0]: (row[1], row[2]) for row in self.db.execute("SELECT path, key, digest FROM build_renders")}
+        rows = self.store.connection.execute("SELECT path, key, digest FROM build_renders")
+        return {row[0]: (row[1], row[2]) for row in rows}
 
     def save(
         self,
@@ -73,23 +76,18 @@ class History:
         renders: dict[str, tuple[str, str]],
     ) -> None:
         """Replace the remembered state with this build's (one transaction; the caller publishes first)."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute("DELETE FROM build_pages")
-            self.db.executemany(
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM build_pages")
+            db.executemany(
                 "INSERT INTO build_pages VALUES (?, ?, ?, ?, ?, ?)",
                 [(pid, h.good_revid, h.good_timestamp, h.good_raw, h.broken_revid, h.broken_since) for pid, h in pages.items()],
             )
             # Keep only the deals this build used: old revisions' deals are never asked for again.
-            self.db.execute("DELETE FROM build_deals")
-            self.db.executemany(
+            db.execute("DELETE FROM build_deals")
+            db.executemany(
                 "INSERT INTO build_deals VALUES (?, ?, ?, ?, ?, ?)", [(*key, doc) for key, doc in deals.items()]
             )
-            self.db.execute("DELETE FROM build_renders")
-            self.db.executemany(
+            db.execute("DELETE FROM build_renders")
+            db.executemany(
                 "INSERT INTO build_renders VALUES (?, ?, ?)", [(path, *kd) for path, kd in renders.items()]
             )
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")

@@ -2,7 +2,8 @@
 
 Every run writes in one transaction at its end, so a run that fails (or is killed) leaves
 the previous state exactly as it was. Other layers may keep their own tables in the same
-file (`connection`), never touching `pages` and `meta`.
+file (`add_tables`, then `connection` to read and `transaction()` to write), never touching
+`pages` and `meta`.
 """
 
 from __future__ import annotations
@@ -61,17 +62,25 @@ class StateStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        try:
+        with self._writing():
             self.connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.DatabaseError as exc:
-            raise StateError(f"cannot write the state store {self.path}: {exc}") from exc
         try:
             yield self.connection
         except BaseException:
             self.connection.execute("ROLLBACK")
             raise
-        try:
+        with self._writing():
             self.connection.execute("COMMIT")
+
+    def add_tables(self, schema: str) -> None:
+        """Create another layer's own tables (`CREATE TABLE IF NOT EXISTS ...`) in this file."""
+        with self._writing():
+            self.connection.executescript(schema)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        try:
+            yield
         except sqlite3.DatabaseError as exc:
             raise StateError(f"cannot write the state store {self.path}: {exc}") from exc
 
@@ -128,6 +137,10 @@ class StateStore:
     def put_meta(connection: sqlite3.Connection, key: str, value: Any) -> None:
         text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
         connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, text))
+
+    @staticmethod
+    def delete_meta(connection: sqlite3.Connection, key: str) -> None:
+        connection.execute("DELETE FROM meta WHERE key = ?", (key,))
 
     @staticmethod
     def put_site_info(connection: sqlite3.Connection, site: SiteInfo) -> None:

@@ -1,0 +1,15 @@
+"""Named failures of the state store and the run lock. The CLI turns each into a message and an exit status."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base: the state file could not be used; what it held is as it was before the run."""
+
+
+class StateError(StoreError):
+    """The local state store cannot be read or written (corrupt, locked by SQLite, wrong schema)."""
+
+
+class LockHeld(StoreError):
+    """Another run holds the lock on this state store."""

@@ -1,0 +1,66 @@
+"""The one seam between a sync source and the state store.
+
+A source (the live API in `syncer.py`, an XML export in `dump.py`) reads everything first
+and hands it over as one `Reading`: the wiki's site information, the convention pages, and
+what the next run needs to know. `write_reading` is the only writer of the store's pages
+and sync meta: one transaction, so a source that fails leaves the store as it was. A new
+source is a function that returns a `Reading`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from store.model import SiteInfo, WikiPage
+from store.state import StateStore
+
+from .report import SyncReport
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one run of a source read."""
+
+    #: "full", "incremental" or "dump": for the report.
+    mode: str
+    site: SiteInfo
+    #: Convention pages as read now; each is written as it is.
+    pages: tuple[WikiPage, ...]
+    #: `pages` is every convention page (a full sync, an export): any other stored page is gone.
+    complete: bool
+    #: Where from and what was asked for (`SyncSettings.selection`): another one next time
+    #: means the cursor no longer applies.
+    selection: dict[str, Any]
+    #: When the source was read (the store's `last_sync`).
+    synced_at: str
+    #: Stored pages that are no convention pages any more (when `pages` is not complete).
+    removed: frozenset[int] = frozenset()
+    #: Further meta to write (the API's cursor and check times), and meta to drop.
+    meta: dict[str, Any] = field(default_factory=dict)
+    forget: tuple[str, ...] = ()
+    #: Pages the source looked at, and the API requests it made.
+    fetched: int = 0
+    requests: int = 0
+
+
+def write_reading(store: StateStore, reading: Reading) -> SyncReport:
+    """Apply `reading` to the store in one transaction; what it changed, as a report."""
+    old = store.revisions()
+    with store.transaction() as db:
+        if reading.complete:
+            gone = StateStore.replace_pages(db, old, reading.pages)
+        else:
+            gone = reading.removed & old.keys()
+            for page_id in gone:
+                StateStore.delete(db, page_id)
+            for page in reading.pages:
+                StateStore.upsert(db, page)
+        StateStore.put_site_info(db, reading.site)
+        StateStore.put_meta(db, "selection", reading.selection)
+        StateStore.put_meta(db, "last_sync", reading.synced_at)
+        for key, value in reading.meta.items():
+            StateStore.put_meta(db, key, value)
+        for key in reading.forget:
+            StateStore.delete_meta(db, key)
+    return SyncReport.counted(reading.mode, reading.requests, reading.fetched, old, reading.pages, gone, store.pages())

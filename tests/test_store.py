@@ -1,0 +1,116 @@
+"""The state store's transactions, the run lock, and the build's history on the store's transactions."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bridgeshape_mirror.cli import main
+from bridgeshape_mirror.exit_codes import ExitCode
+from site_builder.publish import current_version
+from store.errors import LockHeld, StateError
+from store.history import History, PageHistory
+from store.lock import RunLock
+from store.model import WikiPage
+from store.state import StateStore
+
+
+def page(page_id: int, revid: int = 1) -> WikiPage:
+    return WikiPage(page_id, f"P{page_id}", 0, revid, "2026-11-29T10:00:00Z", "opener H:5+", ())
+
+
+def test_store_round_trip_and_rollback_on_failure(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        with store.transaction() as db:
+            StateStore.upsert(db, page(1))
+            StateStore.put_meta(db, "cursor", {"rcid": 5})
+        with pytest.raises(RuntimeError):
+            with store.transaction() as db:
+                StateStore.upsert(db, page(1, revid=2))
+                StateStore.delete(db, 1)
+                StateStore.upsert(db, page(2))
+                raise RuntimeError("killed midway")
+        assert store.pages() == [page(1)]
+        assert store.get_json("cursor") == {"rcid": 5}
+    # And it is all on disk for the next process.
+    with StateStore(tmp_path / "s.sqlite") as again:
+        assert again.pages() == [page(1)]
+
+
+def test_corrupt_store_is_a_state_error(tmp_path):
+    path = tmp_path / "bad.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StateError):
+        StateStore(path)
+
+
+def test_store_from_a_newer_version_is_refused(tmp_path):
+    path = tmp_path / "s.sqlite"
+    StateStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StateError, match="schema 99"):
+        StateStore(path)
+
+
+def test_second_lock_on_the_same_state_fails_at_once(tmp_path):
+    state = tmp_path / "s.sqlite"
+    with RunLock(state):
+        with pytest.raises(LockHeld):
+            with RunLock(state):
+                pass
+    with RunLock(state):  # released
+        pass
+
+
+@contextmanager
+def another_writer(path: Path) -> Iterator[None]:
+    """Another process's write transaction on the state file, held until the block ends."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+@pytest.fixture
+def impatient_sqlite(monkeypatch):
+    """The store waits 30 s for a busy database; a test need not."""
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: connect(*args, **{**kwargs, "timeout": 0.05}))
+
+
+def test_history_save_on_a_locked_state_file_is_a_state_error_and_keeps_the_history(tmp_path, impatient_sqlite):
+    path = tmp_path / "s.sqlite"
+    remembered = {1: PageHistory(1, "2026-11-29T10:00:00Z", "opener H:5+")}
+    with StateStore(path) as store:
+        history = History(store)
+        history.save(remembered, {}, {"pages/1.json": ("key", "digest")})
+        with another_writer(path), pytest.raises(StateError, match="locked"):
+            history.save({}, {}, {})
+        assert history.all() == remembered
+        assert history.renders() == {"pages/1.json": ("key", "digest")}
+
+
+def test_build_exits_with_state_error_when_its_history_cannot_be_saved(tmp_path, impatient_sqlite, caplog):
+    state, out = tmp_path / "state.sqlite", tmp_path / "output"
+    argv = ["build", "--state", str(state), "--out", str(out), "--deals", "0"]
+    with StateStore(state) as store, store.transaction() as db:
+        StateStore.upsert(db, replace(page(1), raw=None))
+    assert main(argv) == ExitCode.OK
+    published = current_version(out)
+    with StateStore(state) as store, store.transaction() as db:
+        StateStore.upsert(db, replace(page(1, revid=2), title="P1 renamed", raw=None))
+    with another_writer(state), caplog.at_level(logging.ERROR):
+        assert main(argv) == ExitCode.STATE_ERROR
+    assert "cannot write the state store" in caplog.text
+    # It failed in the history save, after publishing (the next build saves it).
+    assert current_version(out) != published
