@@ -1,11 +1,12 @@
 """A scenario's outcome: its JSON is the mirror's, byte for byte, and reads back as itself;
 every kind says whether its probability is exact; the output formats write the same bytes
-whether the deals are streamed or held."""
+whether the deals are streamed or held; workers get scenarios and give outcomes as they are."""
 
 from __future__ import annotations
 
 import io
 import json
+import pickle
 from fractions import Fraction
 
 import numpy as np
@@ -19,8 +20,9 @@ from deals.formats import FORMATS, open_writer, write_all
 from deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
 from deals.pbn import format_many
 from deals.probability import Probability
-from deals.rng import make_rng
+from deals.rng import make_rng, page_rng
 from deals.sampler import ScenarioSampler
+from site_builder.sampling import SampleJob, pbn_file, sample_job
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
 UNSATISFIABLE = "bad: opener S:7+; responder S:7+"
@@ -108,6 +110,15 @@ def test_a_failed_outcome_holds_no_deals():
         ScenarioDeals(1, "", (DEAL,), PROVED_EMPTY, unsatisfiable="why")
 
 
+def test_the_mirror_worker_takes_the_scenario_and_gives_its_outcome():
+    scenario = dsl.parse_scenarios(SPLINTER + " // " + UNSATISFIABLE)[0]
+    job = pickle.loads(pickle.dumps(SampleJob(scenario, 15, 123, 1, 4, 0)))
+    outcome = pickle.loads(pickle.dumps(sample_job(job)))
+    assert outcome == deal_outcome(scenario, 1, 4, page_rng(15, 123, 1))
+    assert sample_job(SampleJob(scenario, 15, 123, 1, 4, 9)) == deal_outcome(scenario, 1, 4, make_rng(9, 15, 123, 1))
+    assert len(outcome.deals) == 4 and outcome.probability.exact
+
+
 def _streamed(name: str, text: str, count: int, seed: int) -> bytes:
     """A document of `text`'s scenarios in format `name`, the deals streamed as the command does."""
     out = io.BytesIO()
@@ -127,3 +138,9 @@ def test_a_format_writes_the_same_bytes_streamed_or_held(name):
     out = io.BytesIO()
     write_all(open_writer(name, out), held)
     assert out.getvalue() == _streamed(name, text, 3, 2)
+
+
+def test_the_mirror_pbn_file_is_the_pbn_format_with_the_title_as_event():
+    held = [deal_outcome(s, i, 2, make_rng(2, i)) for i, s in enumerate(dsl.parse_scenarios(SPLINTER), start=1)]
+    plain = _streamed("pbn", SPLINTER, 2, 2)
+    assert pbn_file('Page "x"', held) == plain.replace(b'[Event "?"]', b'[Event "Page \\"x\\""]')
