@@ -4,6 +4,7 @@ whether the deals are streamed or held; workers get scenarios and give outcomes 
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import pickle
@@ -125,7 +126,7 @@ def _streamed(name: str, text: str, count: int, seed: int) -> bytes:
     writer = open_writer(name, out)
     writer.begin()
     for index, scenario in enumerate(dsl.parse_scenarios(text), start=1):
-        stream = lambda batch, index=index, label=scenario.label: writer.deals(index, label, batch)  # noqa: E731
+        stream = functools.partial(writer.deals, index, scenario.label)
         writer.scenario(deal_outcome(scenario, index, count, make_rng(seed, index), stream))
     writer.end()
     return out.getvalue()
