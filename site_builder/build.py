@@ -26,17 +26,18 @@ from store.model import Problem, SiteInfo
 from store.state import StateStore
 
 from . import layout
+from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 
 from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
-from .diagrams import hands
+from .diagrams import HandView, hands
 from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
 from .html import highlight, render
 from .nginx import render_snippet
 from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import pbn_file, sample_job
+from .sampling import SampleJob, pbn_file, sample_job
 from .wiki_links import WikiLinks
 
 log = logging.getLogger(__name__)
@@ -117,31 +118,36 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
 
 def _deals(
     analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport
-) -> tuple[dict[int, list[dict[str, Any]]], dict[tuple[int, int, int, int, int], str]]:
-    """Every served scenario's deals document: from the state file when this revision, count
-    and seed were dealt before, else drawn now (in worker processes when there are many)."""
+) -> tuple[dict[int, list[ScenarioDeals]], dict[tuple[int, int, int, int, int], str]]:
+    """Every served scenario's outcome, by page: from the state file when this revision,
+    count and seed were dealt before, else drawn now (in worker processes when there are
+    many); and each one's JSON text, for the state file."""
+    outcomes: dict[tuple[int, int, int, int, int], ScenarioDeals] = {}
     used: dict[tuple[int, int, int, int, int], str] = {}
-    jobs: dict[tuple[int, int, int, int, int], tuple[str, int, int, int, int, int]] = {}
+    jobs: dict[tuple[int, int, int, int, int], SampleJob] = {}
     for a in analyses:
         if not a.scenarios or a.served_revid is None or a.served_raw is None:
             continue
-        for index in range(1, len(a.scenarios) + 1):
+        for index, scenario in enumerate(a.scenarios, start=1):
             key = (a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             cached = history.cached_deals(*key)
             if cached is None:
-                jobs[key] = (a.served_raw, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
+                jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             else:
+                outcomes[key] = ScenarioDeals.from_json(json.loads(cached))
                 used[key] = cached
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
-    used.update(zip(jobs, _run_jobs(list(jobs.values()))))
-    deals: dict[int, list[dict[str, Any]]] = {}
-    for key in sorted(used):
-        deals.setdefault(key[0], []).append(json.loads(used[key]))
+    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()))):
+        outcomes[key] = outcome
+        used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
+    deals: dict[int, list[ScenarioDeals]] = {}
+    for key in sorted(outcomes):
+        deals.setdefault(key[0], []).append(outcomes[key])
     return deals, used
 
 
-def _run_jobs(jobs: list[tuple[str, int, int, int, int, int]]) -> list[str]:
+def _run_jobs(jobs: list[SampleJob]) -> list[ScenarioDeals]:
     # Each job is seeded on its own, so the result is the same however the jobs are spread.
     workers = min(os.cpu_count() or 1, 8)
     if workers < 2 or len(jobs) < PARALLEL_FROM:
@@ -163,7 +169,7 @@ def _schemas() -> dict[PurePosixPath, bytes]:
 
 def render_files(
     analyses: list[PageAnalysis],
-    deals: dict[int, list[dict[str, Any]]],
+    deals: dict[int, list[ScenarioDeals]],
     links: WikiLinks,
     settings: BuildSettings,
     report: BuildReport,
@@ -189,12 +195,12 @@ def render_files(
         files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make(*args))
 
     for a in analyses:
-        docs = deals.get(a.page.page_id)
-        if docs is None:
+        outcomes = deals.get(a.page.page_id)
+        if outcomes is None:
             continue
         key = keys[a.page.page_id]
-        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, docs)
-        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, docs)
+        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
+        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
     report_doc = report_document(analyses, deals, links, settings.rare)
     files[layout.REPORT_JSON] = dumps(report_doc)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
@@ -213,15 +219,15 @@ def render_files(
     return files
 
 
-def _deals_json(a: PageAnalysis, docs: list[dict[str, Any]]) -> bytes:
-    return dumps(deals_document(a, docs))
+def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
+    return dumps(deals_document(a, outcomes))
 
 
-def _pbn(a: PageAnalysis, docs: list[dict[str, Any]]) -> bytes:
-    return pbn_file(a.page.title, docs).encode("utf-8")
+def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
+    return pbn_file(a.page.title, outcomes)
 
 
-def _convention_html(a: PageAnalysis, deals: dict[int, list[dict[str, Any]]], links: WikiLinks) -> bytes:
+def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks) -> bytes:
     view = _convention_view(a, deals.get(a.page.page_id, []), links)
     return render("convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
@@ -236,7 +242,7 @@ def _urls(a: PageAnalysis, dealt: bool) -> dict[str, str | None]:
     }
 
 
-def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[ScenarioDeals]]) -> list[dict[str, Any]]:
     rows = []
     for a in sorted(analyses, key=lambda a: (a.page.title, a.page.page_id)):
         pid = a.page.page_id
@@ -246,37 +252,35 @@ def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[dict[str, An
                 "status": a.status.value,
                 "html_url": str(layout.convention_html(pid)),
                 **_urls(a, pid in deals),
-                "scenarios": [
-                    {"index": d["index"], "label": d["label"], "probability": d["probability"], "exact": d["probability_exact"]}
-                    for d in deals.get(pid, [])
-                ],
+                "scenarios": deals.get(pid, []),
             }
         )
     return rows
 
 
-def _convention_view(a: PageAnalysis, docs: list[dict[str, Any]], links: WikiLinks) -> dict[str, Any]:
-    # Every served scenario has its deals document (_deals draws one for each, even for 0 deals).
+@dataclass(frozen=True)
+class ScenarioView:
+    """A scenario as its convention page shows it: in words, as canonical DSL, its outcome,
+    and its deals as hand diagrams."""
+
+    words: list[str]
+    dsl: str
+    outcome: ScenarioDeals
+    diagrams: tuple[dict[str, HandView], ...]
+
+
+def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks) -> dict[str, Any]:
+    # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
     scenarios = [
-        {
-            "index": doc["index"],
-            "label": scenario.label,
-            "words": describe(scenario),
-            "dsl": format_scenario(scenario),
-            "unsatisfiable": doc.get("unsatisfiable"),
-            "too_rare": doc.get("too_rare"),
-            "probability": doc["probability"],
-            "exact": doc["probability_exact"],
-            "deals": [hands(d["pbn"]) for d in doc["deals"]],
-        }
-        for scenario, doc in zip(a.scenarios, docs, strict=True)
+        ScenarioView(describe(scenario), format_scenario(scenario), outcome, tuple(hands(pbn) for pbn in outcome.deals))
+        for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
     ]
     return {
         "page_id": a.page.page_id,
         "title": a.page.title,
         "status": a.status.value,
         "wiki_url": links.view(a.page.title),
-        **_urls(a, bool(docs)),
+        **_urls(a, bool(outcomes)),
         "served_revid": a.served_revid,
         "current_revid": a.page.revid,
         "scenarios": scenarios,

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import dsl
+from deals.outcome import ScenarioDeals
 from dsl.render import error_json
 
 from .analysis import PageAnalysis, Status
@@ -64,18 +65,18 @@ def listall_document(pages: list[PageAnalysis]) -> dict[str, Any]:
     return {"pages": [listall_entry(a) for a in sorted(pages, key=_by_title)]}
 
 
-def deals_document(a: PageAnalysis, scenarios: list[dict[str, Any]]) -> dict[str, Any]:
+def deals_document(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> dict[str, Any]:
     return {
         "pageId": a.page.page_id,
         "title": a.page.title,
         "revid": a.served_revid,
         "dealer": "N",
         "seats": {"opener": "N", "opp1": "E", "responder": "S", "opp2": "W"},
-        "scenarios": scenarios,
+        "scenarios": [outcome.to_json() for outcome in outcomes],
     }
 
 
-def report_document(pages: list[PageAnalysis], deals: dict[int, list[dict[str, Any]]], links: WikiLinks, rare: float) -> dict[str, Any]:
+def report_document(pages: list[PageAnalysis], deals: dict[int, list[ScenarioDeals]], links: WikiLinks, rare: float) -> dict[str, Any]:
     """report/report.json: what editors must fix, and what is odd, page by page."""
     broken, problems, unsatisfiable, rare_rows = [], [], [], []
     for a in sorted(pages, key=_by_title):
@@ -96,15 +97,15 @@ def report_document(pages: list[PageAnalysis], deals: dict[int, list[dict[str, A
             )
         if page.problems:
             problems.append({**where, "revid": page.revid, "problems": [p.value for p in page.problems]})
-        for doc in deals.get(page.page_id, []):
-            scenario = {**where, "scenario": doc["index"], "label": doc["label"]}
-            if doc.get("unsatisfiable"):
-                unsatisfiable.append({**scenario, "reason": doc["unsatisfiable"]})
-            elif doc.get("too_rare"):
-                bound = doc["probability_ci95"][1]
-                rare_rows.append({**scenario, "probability": bound, "probabilityExact": False, "tooRare": doc["too_rare"]})
-            elif doc["probability"] < rare:
-                rare_rows.append({**scenario, "probability": doc["probability"], "probabilityExact": doc["probability_exact"]})
+        for outcome in deals.get(page.page_id, []):
+            scenario = {**where, "scenario": outcome.index, "label": outcome.label}
+            p = outcome.probability
+            if outcome.unsatisfiable:
+                unsatisfiable.append({**scenario, "reason": outcome.unsatisfiable})
+            elif outcome.too_rare:
+                rare_rows.append({**scenario, "probability": p.high, "probabilityExact": False, "tooRare": outcome.too_rare})
+            elif p.value < rare:
+                rare_rows.append({**scenario, "probability": p.value, "probabilityExact": p.exact})
     def count(status: Status) -> int:
         return sum(1 for a in pages if a.status is status)
 

@@ -22,7 +22,8 @@ import hashlib
 import json
 from importlib import metadata, resources
 from pathlib import PurePosixPath
-from typing import Any
+
+from deals.outcome import ScenarioDeals
 
 from .analysis import PageAnalysis
 
@@ -54,7 +55,7 @@ def _walk(folder, prefix: str = ""):
             yield f"{prefix}{entry.name}", entry.read_bytes()
 
 
-def page_key(a: PageAnalysis, docs: list[dict[str, Any]] | None, wiki_url: str | None) -> str:
+def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None) -> str:
     """The key of every file made from this page alone (see the module docstring)."""
     inputs = [
         code_digest(),
@@ -66,7 +67,7 @@ def page_key(a: PageAnalysis, docs: list[dict[str, Any]] | None, wiki_url: str |
         a.served_timestamp,
         a.served_raw,
         wiki_url,
-        docs,
+        None if outcomes is None else [outcome.to_json() for outcome in outcomes],
     ]
     return hashlib.sha256(json.dumps(inputs, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
 

@@ -306,3 +306,15 @@ def test_a_scenario_too_rare_to_deal_is_reported_not_called_impossible(sample_st
     assert row["probability"] == 3.2e-7 and row["tooRare"]
     assert "not proved impossible" in (tmp / "out/report/index.html").read_text(encoding="utf-8")
     assert "No sample deal" in (tmp / "out/conventions/15.html").read_text(encoding="utf-8")
+
+
+def test_the_state_file_keeps_each_scenario_entry_as_published(mirror):
+    """The deals are remembered as the JSON text of their outcome, which is the published entry."""
+    state, out, _ = mirror
+    with StateStore(state) as store:
+        rows = store.connection.execute("SELECT page_id, scenario, document FROM build_deals").fetchall()
+    assert rows
+    for page_id, index, document in rows:
+        published = load(out, f"api/deals/{page_id}.json")["scenarios"][index - 1]
+        assert json.loads(document) == published
+        assert json.dumps(published, ensure_ascii=False) == document

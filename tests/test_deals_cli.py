@@ -118,3 +118,44 @@ def test_estimated_probability_has_an_interval(monkeypatch):
     assert code == 0 and entry["probability_exact"] is False
     low, high = entry["probability_ci95"]
     assert 0 < low <= entry["probability"] <= high < 1
+
+
+def test_each_entry_is_its_scenario_outcome(monkeypatch):
+    """The command and the mirror write the same scenario entry: `deal_outcome`'s JSON (the
+    command seeds scenario i with (seed, i)); unsatisfiable ones say their probability is exact."""
+    from deals.outcome import deal_outcome
+    from deals.rng import make_rng
+
+    text = "bad: opener S:7+; responder S:7+ // " + SPLINTER + " // opener hcp:12-21; opp1 hcp:12+; responder hcp:0-8"
+    code, out, _ = run(monkeypatch, text, "--count", "4", "--seed", "5")
+    entries = json.loads(out)["scenarios"]
+    scenarios = dsl.parse_scenarios(text)
+    assert code == ExitCode.INVALID
+    assert entries == [deal_outcome(s, i, 4, make_rng(5, i)).to_json() for i, s in enumerate(scenarios, start=1)]
+    assert [e["probability_exact"] for e in entries] == [True, True, False]
+
+
+def test_a_scenario_too_rare_to_deal_is_an_entry_with_its_bound(monkeypatch):
+    from deals.errors import TooRare
+    from deals.sampler import ScenarioSampler
+
+    def no_luck(self, count, rng):
+        raise TooRare(2_000_000, 3.2e-7)
+        yield  # a generator, like the real one
+
+    monkeypatch.setattr(ScenarioSampler, "batches", no_luck)
+    code, out, err = run(monkeypatch, SPLINTER, "--count", "2")
+    entry = json.loads(out)["scenarios"][0]
+    assert code == ExitCode.INVALID and "scenario 1 (1H-4C): no deal found" in err
+    assert entry["deals"] == [] and entry["probability"] == 0 and entry["probability_exact"] is False
+    assert entry["probability_ci95"] == [0, 3.2e-7] and "may be unsatisfiable" in entry["too_rare"]
+
+
+def test_the_format_choices_are_the_registry():
+    from deals.formats import FORMATS
+
+    with pytest.raises(SystemExit):
+        parser().parse_args(["deals", SPLINTER, "--format", "nope"])
+    assert {"json", "pbn"} <= set(FORMATS)
+    for name in FORMATS:
+        assert parser().parse_args(["deals", SPLINTER, "--format", name]).format == name

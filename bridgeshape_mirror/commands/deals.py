@@ -4,7 +4,10 @@ uniform sample deals for the scenarios of a shape_constraints string (the work i
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+
+from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
 from .common import read_dsl_argument
@@ -43,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--seed", type=_non_negative, default=0, metavar="S",
         help="random seed (default 0); the same DSL, count and seed give the same deals",
     )
-    parser.add_argument("--format", choices=("json", "pbn"), default="json", help="output format (default json)")
+    parser.add_argument("--format", choices=tuple(FORMATS), default="json", help="output format (default json)")
     parser.set_defaults(handler=run)
 
 
@@ -63,36 +66,26 @@ def run(args: argparse.Namespace) -> ExitCode:
             return ExitCode.USAGE
         scenarios = [scenarios[args.scenario - 1]]
 
-    from deals.errors import DealsError, Unsatisfiable
-    from deals.output import JsonDealsWriter, PbnDealsWriter, probability_fields
+    from deals.formats import open_writer
+    from deals.outcome import deal_outcome
     from deals.rng import make_rng
-    from deals.sampler import ScenarioSampler
 
     out = sys.stdout.buffer
-    writer = JsonDealsWriter(out) if args.format == "json" else PbnDealsWriter(out)
+    writer = open_writer(args.format, out)
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:
-        name = f"scenario {index}" + (f" ({scenario.label})" if scenario.label else "")
-        try:
-            sampler = ScenarioSampler(scenario)
-            rng = make_rng(args.seed, index)
-            writer.scenario(
-                index,
-                scenario.label,
-                sampler.batches(args.count, rng),
-                lambda: probability_fields(sampler.estimate_probability(rng)),
-            )
-        except Unsatisfiable as exc:
-            out.flush()
-            print(f"{name} is unsatisfiable: {exc.reason}", file=sys.stderr)
-            writer.failed(index, scenario.label, "unsatisfiable", exc.reason)
+        stream = functools.partial(writer.deals, index, scenario.label)
+        outcome = deal_outcome(scenario, index, args.count, make_rng(args.seed, index), stream)
+        if outcome.no_deals_reason:
+            out.flush()  # the deals so far before the message, in a terminal
+            name = f"scenario {index}" + (f" ({scenario.label})" if scenario.label else "")
+            if outcome.unsatisfiable:
+                print(f"{name} is unsatisfiable: {outcome.unsatisfiable}", file=sys.stderr)
+            else:  # too rare: not proved empty, and no deal found either
+                print(f"{name}: {outcome.too_rare}", file=sys.stderr)
             status = ExitCode.INVALID
-        except DealsError as exc:  # TooRare: not proved empty, and no deal found either
-            out.flush()
-            print(f"{name}: {exc}", file=sys.stderr)
-            writer.failed(index, scenario.label, "too_rare", str(exc))
-            status = ExitCode.INVALID
+        writer.scenario(outcome)
     writer.end()
     out.flush()
     return status

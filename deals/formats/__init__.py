@@ -1,0 +1,48 @@
+"""Output formats of deals: one module per format, one entry in `FORMATS`.
+
+Every format writes a document of scenarios through the `DealsWriter` protocol: `begin`,
+then per scenario any number of `deals` calls (its deals as they are drawn, so the
+`deals` command keeps one batch in memory) and one `scenario` call with its outcome (and
+the deals it holds, for an outcome dealt whole or read back from the state file), then `end`.
+A new format (LIN is next) is a module here with a `Writer` class, and its name below.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, BinaryIO, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..outcome import ScenarioDeals
+
+#: Format name -> its module in this package. The modules are imported when a writer is
+#: opened, so the command line lists the names without importing numpy.
+FORMATS: dict[str, str] = {"json": ".json", "pbn": ".pbn"}
+
+
+class DealsWriter(Protocol):
+    def begin(self) -> None: ...
+
+    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
+        """Some deals of scenario `index`: a `(rows, 52)` seat-of-card array."""
+
+    def scenario(self, outcome: ScenarioDeals) -> None:
+        """Scenario `outcome.index` is done (after its `deals`, if any)."""
+
+    def end(self) -> None: ...
+
+
+def open_writer(name: str, out: BinaryIO, **options: str) -> DealsWriter:
+    """The writer of format `name` (a key of `FORMATS`) onto the byte stream `out`."""
+    return importlib.import_module(FORMATS[name], __name__).Writer(out, **options)
+
+
+def write_all(writer: DealsWriter, outcomes: Iterable[ScenarioDeals]) -> None:
+    """A whole document of outcomes that hold their deals."""
+    writer.begin()
+    for outcome in outcomes:
+        writer.scenario(outcome)
+    writer.end()

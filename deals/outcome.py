@@ -1,0 +1,131 @@
+"""A scenario's outcome: its deals and probability, or why it has none.
+
+`deal_outcome` is the one place that deals a scenario and turns the deal errors into an
+outcome; the mirror (its JSON, PBN and pages, and the state file) and the `deals` command's
+formats all read the `ScenarioDeals` it returns. Its JSON, one entry of `scenarios` in
+`api/deals/<pageId>.json` and in the command's output:
+
+    {"index": 1, "label": "...", "deals": [{"pbn": "N:..."}, ...],
+     "probability": 0.00037, "probability_exact": true, "probability_fraction": "p/q"}
+
+An estimate has `"probability_exact": false` and `"probability_ci95": [low, high]` instead of
+the fraction. A scenario proved empty has no deals, `"probability": 0`,
+`"probability_exact": true` and `"unsatisfiable": "<why>"`; one too rare to deal and not
+proved empty (`deals.errors.TooRare`) has no deals, `"probability": 0`,
+`"probability_exact": false`, `"probability_ci95": [0, <95% upper bound>]` and
+`"too_rare": "<why>"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from .probability import Probability
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from dsl.model import Scenario
+
+    from .rng import Rng
+
+#: The probability of a scenario proved empty. The integer zeros are what the published
+#: JSON has always said (`0`, not `0.0`).
+PROVED_EMPTY = Probability(0, Fraction(0), 0, 0)
+
+
+@dataclass(frozen=True)
+class ScenarioDeals:
+    """Scenario `index` (from 1, like the DSL's scenario numbers): its deals, as PBN deal
+    strings with the opener North, and its probability; or no deals and the reason why,
+    `unsatisfiable` (proved) or `too_rare` (not proved, and none found)."""
+
+    index: int
+    label: str
+    deals: tuple[str, ...]
+    probability: Probability
+    unsatisfiable: str | None = None
+    too_rare: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.unsatisfiable or self.too_rare) and self.deals:
+            raise ValueError("an unsatisfiable or too rare scenario has no deals")
+        if self.unsatisfiable and self.too_rare:
+            raise ValueError("a scenario is unsatisfiable or too rare, not both")
+
+    @property
+    def no_deals_reason(self) -> str | None:
+        return self.unsatisfiable or self.too_rare
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "label": self.label,
+            "deals": [{"pbn": pbn} for pbn in self.deals],
+            **self.summary_json(),
+        }
+
+    def summary_json(self) -> dict[str, Any]:
+        """The fields after the deals: the probability, and why there are no deals. (The
+        `deals` command writes its deals as they are drawn, then these.)"""
+        p = self.probability
+        out: dict[str, Any] = {"probability": p.value, "probability_exact": p.exact}
+        if self.unsatisfiable is not None:
+            out["unsatisfiable"] = self.unsatisfiable
+            return out
+        if p.fraction is not None:
+            out["probability_fraction"] = f"{p.fraction.numerator}/{p.fraction.denominator}"
+        else:
+            out["probability_ci95"] = [p.low, p.high]
+        if self.too_rare is not None:
+            out["too_rare"] = self.too_rare
+        return out
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> ScenarioDeals:
+        """The outcome `to_json` gave `doc` (as read back from the state file)."""
+        deals = tuple(d["pbn"] for d in doc["deals"])
+        if "unsatisfiable" in doc:
+            return cls(doc["index"], doc["label"], deals, PROVED_EMPTY, unsatisfiable=doc["unsatisfiable"])
+        if "probability_fraction" in doc:
+            probability = Probability.of(Fraction(doc["probability_fraction"]))
+        else:
+            low, high = doc["probability_ci95"]
+            probability = Probability(doc["probability"], None, low, high)
+        return cls(doc["index"], doc["label"], deals, probability, too_rare=doc.get("too_rare"))
+
+
+def deal_outcome(
+    scenario: Scenario, index: int, count: int, rng: Rng, stream: Callable[[np.ndarray], None] | None = None
+) -> ScenarioDeals:
+    """`count` deals of `scenario` (its number `index`) drawn with `rng`, and its probability;
+    an unsatisfiable or too rare scenario gets its reason instead.
+
+    With `stream`, each batch of deals goes to it as drawn, as a `(rows, 52)` seat-of-card
+    array, and the outcome holds no deals: so the `deals` command writes 100,000 of them with
+    one batch in memory at a time. The sampler raises only before its first batch, so a
+    scenario that streamed deals is never a failed one."""
+    from .errors import TooRare, Unsatisfiable
+    from .pbn import format_many
+    from .sampler import ScenarioSampler
+
+    deals: list[str] = []
+    try:
+        sampler = ScenarioSampler(scenario)
+        for batch in sampler.batches(count, rng):
+            if stream is None:
+                deals.extend(format_many(batch))
+            else:
+                stream(batch)
+        # After the deals: an estimate may use the draws made for them.
+        probability = sampler.estimate_probability(rng)
+    except Unsatisfiable as exc:
+        return ScenarioDeals(index, scenario.label, (), PROVED_EMPTY, unsatisfiable=exc.reason)
+    except TooRare as exc:
+        return ScenarioDeals(index, scenario.label, (), Probability(0, None, 0, exc.upper_bound), too_rare=str(exc))
+    # The number of draws behind an estimate is not published; without it, the outcome read
+    # back from its JSON equals this one.
+    return ScenarioDeals(index, scenario.label, tuple(deals), replace(probability, draws=0))
