@@ -14,34 +14,37 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from lark import Lark, Token, Tree
-from lark.exceptions import LarkError, UnexpectedInput
+from lark.exceptions import LarkError
 
-from . import messages
+from . import keys, messages
+from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
+from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Measure
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
-#: Physical upper bounds (SEMANTICS 1): suit length, hand HCP, HCP in one suit.
-MAX_LENGTH = 13
-MAX_HAND_HCP = 37
-MAX_SUIT_HCP = 10
-
 ROLES = tuple(role.value for role in Role)
-KNOWN_KEYS = ("S", "H", "D", "C", "x", "hcp", "Shcp", "Hhcp", "Dhcp", "Chcp", "xhcp", "shape", "fit")
-_KIND_OF_KEY = {
-    **{k: "length" for k in ("S", "H", "D", "C", "x")},
-    "hcp": "hcp",
-    **{k: "suit_hcp" for k in ("Shcp", "Hhcp", "Dhcp", "Chcp", "xhcp")},
-    "shape": "shape",
-    "fit": "fit",
-}
-_LIMIT = {"length": MAX_LENGTH, "hcp": MAX_HAND_HCP, "suit_hcp": MAX_SUIT_HCP, "fit": MAX_LENGTH}
 _PLAIN_SPACE = frozenset(" \t\r\n")
+#: Where grammar.lark takes its key terminals, and their priority: that of the value forms,
+#: above the catch-alls, so a known key is never read as OTHER_KEY.
+_KEY_TERMINALS_LINE = "// {key terminals}"
+_KEY_PRIORITY = 3
+
+
+def grammar_text() -> str:
+    """grammar.lark with its key terminals written from `keys.KEYS`."""
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    if grammar.count(_KEY_TERMINALS_LINE) != 1:
+        raise AssertionError(f"grammar.lark needs one {_KEY_TERMINALS_LINE!r} line")
+    lines = [
+        f"{terminal}.{_KEY_PRIORITY}: " + " | ".join(f'"{token}"' for token in tokens)
+        for terminal, tokens in keys.terminals().items()
+    ]
+    return grammar.replace(_KEY_TERMINALS_LINE, "\n".join(lines))
 
 
 @functools.cache
 def _parser() -> Lark:
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual")
+    return Lark(grammar_text(), parser="lalr", lexer="contextual")
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,7 @@ def parse(raw: str) -> ParseResult:
         return ParseResult(raw, (), ())
     try:
         tree = _parser().parse(raw)
-    except UnexpectedInput as exc:  # the grammar is total; keep a readable answer if it is not
-        return ParseResult(raw, (), (_syntax_error(raw, exc),))
-    except LarkError as exc:
+    except LarkError as exc:  # the grammar is total; keep a readable answer if it is not
         return ParseResult(raw, (), (_syntax_error(raw, exc),))
     errors: list[DslError] = []
     scenarios: list[Scenario] = []
@@ -205,7 +206,7 @@ class _ScenarioReader:
         if self.label_token is None:
             return None
         words = self.label.split()
-        if words and words[-1] in KNOWN_KEYS:
+        if words and words[-1] in KEY_BY_NAME:
             return messages.hint("label-colon", label=self.label)
         return None
 
@@ -240,14 +241,13 @@ class _ScenarioReader:
             elif kind == "bare_key":
                 key = token[:-1]
                 nxt = items[i + 1] if i + 1 < len(items) else None
-                if key in _KIND_OF_KEY:
+                if key in KEY_BY_NAME:
                     hint = None
                     if nxt is not None and nxt.data == "word" and self._only_spaces_between(token, nxt.children[0]):
                         hint = messages.hint("remove-space", suggestion=f"{token}{nxt.children[0]}")
                         skip_next_word = True
-                    self.error(
-                        ErrorCode.MISSING_VALUE, token, hint=hint, key=key, example=messages.EXAMPLES[_KIND_OF_KEY[key]]
-                    )
+                    example = KEY_BY_NAME[key].measure.example
+                    self.error(ErrorCode.MISSING_VALUE, token, hint=hint, key=key, example=example)
                 else:
                     self.unknown_key(token, key, value="")
             elif draft is None and not (first and kind == "fit"):
@@ -276,9 +276,9 @@ class _ScenarioReader:
     def finish(self, draft: _PositionDraft) -> None:
         named = set(draft.suits) | set(draft.suit_hcp)
         if len(named) == 4:
-            for key in ("x", "xhcp"):
-                if key in draft.first_token:
-                    self.error(ErrorCode.WILDCARD_WITHOUT_CANDIDATE, draft.first_token[key], key=key)
+            for wildcard in WILDCARD_KEYS:
+                if wildcard.name in draft.first_token:
+                    self.error(ErrorCode.WILDCARD_WITHOUT_CANDIDATE, draft.first_token[wildcard.name], key=wildcard.name)
                     break
         if draft.keep:
             self.positions.append(draft.to_position())
@@ -288,20 +288,21 @@ class _ScenarioReader:
     def read_constraint(self, item: Tree, draft: _PositionDraft | None) -> None:
         key_token: Token = item.children[0]
         value: Token = item.children[1]
-        key = key_token[:-1]
+        name = key_token[:-1]
         if item.data == "other":
-            self.unknown_key(key_token, key, value=str(value))
+            self.unknown_key(key_token, name, value=str(value))
             return
-        if draft is not None and key != "fit":
-            if key in draft.first_token:
-                self.error(ErrorCode.DUPLICATE_KEY, key_token, length=self._item_length(item), key=key)
+        key = KEY_BY_NAME[name]
+        if draft is not None and not key.repeatable:
+            if name in draft.first_token:
+                self.error(ErrorCode.DUPLICATE_KEY, key_token, length=self._item_length(item), key=name)
                 return
-            draft.first_token[key] = key_token
+            draft.first_token[name] = key_token
         if item.data == "fit":
             fit = self.read_fit(value, draft)
             if fit is not None:
                 if draft is not None:
-                    draft.key_order.append("fit")
+                    draft.key_order.append(name)
                 if draft is None or draft.keep:
                     self.fits.append(fit)
             return
@@ -312,25 +313,18 @@ class _ScenarioReader:
                 self.error(ErrorCode.UNKNOWN_SHAPE, value, hint=hint)
             elif draft is not None:
                 draft.shape = ShapeClass(str(value))
-                draft.key_order.append(key)
+                draft.key_order.append(name)
             return
-        kind = _KIND_OF_KEY[key]
-        rng = self.read_range(value, kind)
+        rng = self.read_range(value, key.measure)
         if rng is None or draft is None:
             return
-        draft.key_order.append(key)
-        if key == "x":
-            draft.x = rng
-        elif key == "xhcp":
-            draft.x_hcp = rng
-        elif key == "hcp":
-            draft.hcp = rng
-        elif kind == "length":
-            draft.suits[Suit(key)] = rng
+        draft.key_order.append(name)
+        if key.suit is not None:
+            getattr(draft, key.field)[key.suit] = rng
         else:
-            draft.suit_hcp[Suit(key[0])] = rng
+            setattr(draft, key.field, rng)
 
-    def read_range(self, value: Token, kind: str) -> Range | None:
+    def read_range(self, value: Token, measure: Measure) -> Range | None:
         if value.type != "RANGE":
             self.error(ErrorCode.BAD_RANGE, value, hint=self._odd_space(value))
             return None
@@ -342,9 +336,9 @@ class _ScenarioReader:
             low, high = int(first), int(second)
         else:
             low = high = int(text)
-        limit = _LIMIT[kind]
+        limit = measure.limit
         if low > limit or (high is not None and high > limit):
-            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[kind], limit=limit)
+            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[measure.id], limit=limit)
             return None
         if high is not None and low > high:
             hint = messages.hint("swap-range", suggestion=f"{high}-{low}")
@@ -359,10 +353,10 @@ class _ScenarioReader:
             return None
         head = text[0]
         minimum = int(text[1:-1] if not head.isdigit() else text[:-1])
-        if minimum > MAX_LENGTH:
-            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES["fit"], limit=MAX_LENGTH)
+        if minimum > FIT.limit:
+            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[FIT.id], limit=FIT.limit)
             return None
-        suit = Suit(head) if head in "SHDC" else None
+        suit = Suit(head) if head in SUIT_LETTERS else None
         suit_class = SuitClass.MAJOR if head == "M" else SuitClass.MINOR if head == "m" else None
         role = draft.role if draft is not None else None
         pair = role.pair if role is not None else Pair.DECLARER
@@ -381,7 +375,7 @@ class _ScenarioReader:
         if key == "":
             self.error(ErrorCode.NOT_KEY_VALUE, key_token, length=1 + len(value))
             return
-        suggestion = _close(key, KNOWN_KEYS)
+        suggestion = _close(key, KEY_NAMES)
         hint = messages.hint("did-you-mean", suggestion=f"{suggestion}:{value}") if suggestion else self._odd_space(key)
         self.error(ErrorCode.UNKNOWN_KEY, key_token, hint=hint, length=len(key_token) + len(value), key=key)
 
@@ -410,4 +404,4 @@ def _is_fit_value(text: str) -> bool:
     except LarkError:
         return False
     specs = [t for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "FIT_SPEC")]
-    return specs == [text] and int(text.lstrip("SHDCMm")[:-1]) <= MAX_LENGTH
+    return specs == [text] and int(text.lstrip(SUIT_LETTERS + "Mm")[:-1]) <= FIT.limit
