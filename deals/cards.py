@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dsl.deck import CARDS_PER_SUIT, DECK_CARDS, HAND_CARDS, RANK_HCP, RANK_LETTERS, ROLE_SEAT, SEAT_LETTERS, SUIT_LETTERS
+from dsl.deck import (
+    CARDS_PER_SUIT,
+    DECK_CARDS,
+    HAND_CARDS,
+    RANK_HCP,
+    RANK_LETTERS,
+    ROLE_SEAT,
+    SEAT_LETTERS,
+    SUIT_LETTERS,
+)
 from dsl.model import Role
 
 

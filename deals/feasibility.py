@@ -16,7 +16,16 @@ import functools
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT, DECK_HCP, HAND_CARDS, HONOUR_HCP, MAX_HAND_HCP, SEAT_ROLE, MAX_SUIT_HCP, SUIT_LETTERS
+from dsl.deck import (
+    CARDS_PER_SUIT,
+    DECK_HCP,
+    HAND_CARDS,
+    HONOUR_HCP,
+    MAX_HAND_HCP,
+    MAX_SUIT_HCP,
+    SEAT_ROLE,
+    SUIT_LETTERS,
+)
 
 from .rules import CompiledScenario, PartRules
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dsl.deck import DECK_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, MAX_SUIT_HCP, SUIT_INDEX
+from dsl.deck import DECK_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
 from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS
 
 from .errors import Unsatisfiable

@@ -16,10 +16,10 @@ from importlib import resources
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError
 
-from . import keys, messages
+from . import messages
 from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
-from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Measure
+from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Measure, terminals
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 ROLES = tuple(role.value for role in Role)
@@ -37,7 +37,7 @@ def grammar_text() -> str:
         raise AssertionError(f"grammar.lark needs one {_KEY_TERMINALS_LINE!r} line")
     lines = [
         f"{terminal}.{_KEY_PRIORITY}: " + " | ".join(f'"{token}"' for token in tokens)
-        for terminal, tokens in keys.terminals().items()
+        for terminal, tokens in terminals().items()
     ]
     return grammar.replace(_KEY_TERMINALS_LINE, "\n".join(lines))
 
@@ -277,8 +277,9 @@ class _ScenarioReader:
         named = set(draft.suits) | set(draft.suit_hcp)
         if len(named) == 4:
             for wildcard in WILDCARD_KEYS:
-                if wildcard.name in draft.first_token:
-                    self.error(ErrorCode.WILDCARD_WITHOUT_CANDIDATE, draft.first_token[wildcard.name], key=wildcard.name)
+                token = draft.first_token.get(wildcard.name)
+                if token is not None:
+                    self.error(ErrorCode.WILDCARD_WITHOUT_CANDIDATE, token, key=wildcard.name)
                     break
         if draft.keep:
             self.positions.append(draft.to_position())
