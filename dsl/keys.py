@@ -2,16 +2,18 @@
 fills, and the order keys are listed and written in (SEMANTICS 1 and 2).
 
 The parser, the JSON renderer, the formatter, the messages and the grammar's key terminals
-are all read from `KEYS`. A new key is a row here (and its field in `model.Position`), its
-place in the grammar's items, and its rule for the deals.
+are all read from `KEYS`. A new key is a row here, its field in `model.Position`, the wording
+of a new measure in `messages.MEASURES`, and its rule for the deals (`deals.rules` and the
+counts). The grammar changes only for a new form of value: a key whose value is a range
+joins its measure's terminal, which already reads ranges.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH
-from .model import SUITS, Suit
+from .model import SUITS, Position, Suit
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +76,11 @@ KEY_BY_NAME: dict[str, Key] = {key.name: key for key in KEYS}
 KEY_NAMES: tuple[str, ...] = tuple(key.name for key in KEYS)
 WILDCARD_KEYS: tuple[Key, ...] = tuple(key for key in KEYS if key.wildcard)
 
-#: A position's fields in the order of the reference's `Position` interface: the order of its
-#: JSON object when nothing records how it was written.
-POSITION_FIELDS: tuple[str, ...] = ("suits", "hcp", "suit_hcp", "x", "x_hcp", "shape")
+#: The fields keys fill, in the order `Position` declares them (that of the reference's
+#: `Position` interface): the order of its JSON object when nothing records how it was written.
+POSITION_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(Position) if any(key.field == f.name for key in KEYS)
+)
 #: The position keys in canonical order: by field as above, then as listed.
 CANONICAL_KEYS: tuple[Key, ...] = tuple(
     key for field in POSITION_FIELDS for key in KEYS if key.field == field

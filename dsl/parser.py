@@ -19,7 +19,7 @@ from lark.exceptions import LarkError
 from . import messages
 from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
-from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Measure, terminals
+from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure, terminals
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 ROLES = tuple(role.value for role in Role)
@@ -118,31 +118,34 @@ def _close(word: str, choices: tuple[str, ...]) -> str | None:
 
 @dataclass
 class _PositionDraft:
-    """Constraints gathered for one position while its tokens are read."""
+    """Constraints gathered for one position while its tokens are read.
+
+    `values` holds each valid value under the Position field its key fills (a per-suit key's
+    under its suit), so the table decides where a key goes and a new key needs nothing here.
+    """
 
     role: Role | None  # None: the role word was wrong; constraints are still checked
     keep: bool  # False for an unknown or duplicate role: checked, never returned
-    suits: dict[Suit, Range] = field(default_factory=dict)
-    suit_hcp: dict[Suit, Range] = field(default_factory=dict)
-    hcp: Range | None = None
-    x: Range | None = None
-    x_hcp: Range | None = None
-    shape: ShapeClass | None = None
+    values: dict[str, Range | ShapeClass | dict[Suit, Range]] = field(default_factory=dict)
     key_order: list[str] = field(default_factory=list)
     first_token: dict[str, Token] = field(default_factory=dict)
 
+    def take(self, key: Key, value: Range | ShapeClass) -> None:
+        """Record a position key's valid value (fits are the scenario's, not taken here)."""
+        self.key_order.append(key.name)
+        if key.suit is None:
+            self.values[key.field] = value  # type: ignore[index]
+        else:
+            self.values.setdefault(key.field, {})[key.suit] = value  # type: ignore[index, arg-type]
+
+    @property
+    def named_suits(self) -> set[Suit]:
+        """The suits a per-suit key gave a valid value: never a wildcard candidate."""
+        return {suit for value in self.values.values() if isinstance(value, dict) for suit in value}
+
     def to_position(self) -> Position:
         assert self.role is not None
-        return Position(
-            role=self.role,
-            suits=self.suits,
-            hcp=self.hcp,
-            suit_hcp=self.suit_hcp,
-            x=self.x,
-            x_hcp=self.x_hcp,
-            shape=self.shape,
-            key_order=tuple(self.key_order),
-        )
+        return Position(role=self.role, key_order=tuple(self.key_order), **self.values)  # type: ignore[arg-type]
 
 
 class _ScenarioReader:
@@ -274,8 +277,7 @@ class _ScenarioReader:
         return _PositionDraft(role=role, keep=True)
 
     def finish(self, draft: _PositionDraft) -> None:
-        named = set(draft.suits) | set(draft.suit_hcp)
-        if len(named) == 4:
+        if len(draft.named_suits) == 4:
             for wildcard in WILDCARD_KEYS:
                 token = draft.first_token.get(wildcard.name)
                 if token is not None:
@@ -313,17 +315,12 @@ class _ScenarioReader:
                 hint = messages.hint("did-you-mean", suggestion=f"shape:{suggestion}") if suggestion else None
                 self.error(ErrorCode.UNKNOWN_SHAPE, value, hint=hint)
             elif draft is not None:
-                draft.shape = ShapeClass(str(value))
-                draft.key_order.append(name)
+                draft.take(key, ShapeClass(str(value)))
             return
         rng = self.read_range(value, key.measure)
         if rng is None or draft is None:
             return
-        draft.key_order.append(name)
-        if key.suit is not None:
-            getattr(draft, key.field)[key.suit] = rng
-        else:
-            setattr(draft, key.field, rng)
+        draft.take(key, rng)
 
     def read_range(self, value: Token, measure: Measure) -> Range | None:
         if value.type != "RANGE":
