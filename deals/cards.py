@@ -8,25 +8,25 @@ Numbering (used everywhere in `deals`):
 - seats 0..3 = N, E, S, W (clockwise from the dealer). Opener is North and deals, opp1 East,
   responder South, opp2 West (SEMANTICS 3).
 
-A deal in bulk is a `(n, 52)` array holding, for each card id, the seat that holds it.
+The letters, HCP and seats themselves are the deck's facts, in `dsl.deck`. A deal in bulk is
+a `(n, 52)` array holding, for each card id, the seat that holds it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dsl.deck import (
+    CARDS_PER_SUIT,
+    DECK_CARDS,
+    HAND_CARDS,
+    RANK_HCP,
+    RANK_LETTERS,
+    ROLE_SEAT,
+    SEAT_LETTERS,
+    SUIT_LETTERS,
+)
 from dsl.model import Role
-
-SUIT_LETTERS = "SHDC"
-RANK_LETTERS = "AKQJT98765432"
-SEAT_LETTERS = "NESW"
-#: HCP of ranks 0..12 (A4 K3 Q2 J1).
-RANK_HCP = (4, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-
-ROLE_SEAT = {Role.OPENER: 0, Role.OPP1: 1, Role.RESPONDER: 2, Role.OPP2: 3}
-SEAT_ROLE = {seat: role for role, seat in ROLE_SEAT.items()}
-#: The two seats of each partnership, declarer first.
-PAIR_SEATS = ((0, 2), (1, 3))
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -36,7 +36,7 @@ class Card:
 
     @property
     def id(self) -> int:
-        return 13 * self.suit + self.rank
+        return CARDS_PER_SUIT * self.suit + self.rank
 
     @property
     def hcp(self) -> int:
@@ -44,9 +44,9 @@ class Card:
 
     @classmethod
     def from_id(cls, card_id: int) -> Card:
-        if not 0 <= card_id < 52:
+        if not 0 <= card_id < DECK_CARDS:
             raise ValueError(f"no card with id {card_id}")
-        return cls(card_id // 13, card_id % 13)
+        return cls(*divmod(card_id, CARDS_PER_SUIT))
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -113,11 +113,11 @@ class Deal:
     def is_legal(self) -> bool:
         """52 distinct cards, 13 in each hand."""
         cards = [c for h in self.hands for c in h.cards]
-        return all(len(h) == 13 for h in self.hands) and len(set(cards)) == 52
+        return all(len(h) == HAND_CARDS for h in self.hands) and len(set(cards)) == DECK_CARDS
 
     def seat_of_card(self) -> list[int]:
         """The bulk form: for each card id 0..51, the seat holding it (-1 if nobody)."""
-        owner = [-1] * 52
+        owner = [-1] * DECK_CARDS
         for seat, hand in enumerate(self.hands):
             for card in hand.cards:
                 owner[card.id] = seat
@@ -131,12 +131,6 @@ class Deal:
         return cls(tuple(Hand(frozenset(h)) for h in hands))  # type: ignore[arg-type]
 
     def pbn(self, first: int = 0) -> str:
-        from .pbn import format_deal
-
-        return format_deal(self, first)
-
-    @classmethod
-    def from_pbn(cls, text: str) -> Deal:
-        from .pbn import parse_deal
-
-        return parse_deal(text)
+        """The PBN deal string, `N:<N> <E> <S> <W>`, or clockwise from seat `first`."""
+        seats = [(first + i) % 4 for i in range(4)]
+        return SEAT_LETTERS[first] + ":" + " ".join(self.hands[s].pbn() for s in seats)

@@ -33,6 +33,8 @@ from itertools import combinations
 
 import numpy as np
 
+from dsl.deck import CARDS_PER_SUIT, MAX_HAND_HCP, MAX_SUIT_HCP
+
 from .counting import PairModel, length_pairs
 from .exact import exact_dot
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
@@ -47,9 +49,9 @@ MAX_ENUMERATED = 20_000_000
 def _has_hcp(rule: SeatRule) -> bool:
     return (
         rule.hcp_lo > 0
-        or rule.hcp_hi < 37
+        or rule.hcp_hi < MAX_HAND_HCP
         or any(lo > 0 for lo in rule.shcp_lo)
-        or any(hi < 10 for hi in rule.shcp_hi)
+        or any(hi < MAX_SUIT_HCP for hi in rule.shcp_hi)
         or rule.hcp_wildcard
     )
 
@@ -96,7 +98,7 @@ def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | No
     other_ok = np.zeros(14**3, dtype=bool)
     other_ok[length_code(lv[allowed[other]])] = True
     la, lb = lengths.values()
-    left = 13 - la - lb  # (n, 4)
+    left = CARDS_PER_SUIT - la - lb  # (n, 4)
     if len(left) * len(vectors) > MAX_ENUMERATED:
         return None
     c = comb_table()
@@ -125,7 +127,7 @@ def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | No
 def _completions(lengths: dict, rc: SeatRule, rd: SeatRule, c: int, d: int, fits) -> np.ndarray:
     """Z per pair of length vectors of a and b (see the module docstring)."""
     la, lb = lengths.values()
-    r = 13 - la - lb  # (n, 4) cards left per suit
+    r = CARDS_PER_SUIT - la - lb  # (n, 4) cards left per suit
     n = len(r)
     lo = np.maximum(np.array(rc.len_lo)[None, :], r - np.array(rd.len_hi)[None, :])
     hi = np.minimum(np.array(rc.len_hi)[None, :], r - np.array(rd.len_lo)[None, :])

@@ -16,12 +16,21 @@ import functools
 
 import numpy as np
 
+from dsl.deck import (
+    CARDS_PER_SUIT,
+    DECK_HCP,
+    HAND_CARDS,
+    HONOUR_HCP,
+    MAX_HAND_HCP,
+    MAX_SUIT_HCP,
+    SEAT_ROLE,
+    SUIT_LETTERS,
+)
+
 from .rules import CompiledScenario, PartRules
 
 
 def why_empty(part: PartRules) -> str:
-    from .cards import SEAT_ROLE
-
     names = [SEAT_ROLE[s].value for s, r in zip(part.seats, part.rules) if not r.is_free]
     who = " and ".join(names)
     if part.fits and names:
@@ -38,29 +47,27 @@ def joint_contradiction(compiled: CompiledScenario) -> str | None:
     """Contradictions between the partnerships that their separate counts cannot see, by
     totals over the four seats (necessary conditions only; see the module docstring).
     Remembered per compiled scenario (a wiki repeats its scenarios' rules)."""
-    from .cards import SEAT_ROLE, SUIT_LETTERS
-
     rules = compiled.seat_rules
-    if sum(r.hcp_lo for r in rules) > 40:
-        return "the four hands would need more than the 40 HCP of the deck"
-    if sum(min(r.hcp_hi, 37) for r in rules) < 40:
-        return "the four hands would hold fewer than the 40 HCP of the deck"
+    if sum(r.hcp_lo for r in rules) > DECK_HCP:
+        return f"the four hands would need more than the {DECK_HCP} HCP of the deck"
+    if sum(min(r.hcp_hi, MAX_HAND_HCP) for r in rules) < DECK_HCP:
+        return f"the four hands would hold fewer than the {DECK_HCP} HCP of the deck"
     for k in range(4):
-        if sum(r.len_lo[k] for r in rules) > 13:
-            return f"the four hands would need more than 13 {SUIT_LETTERS[k]}"
-        if sum(r.shcp_lo[k] for r in rules) > 10:
-            return f"the four hands would need more than the 10 HCP of {SUIT_LETTERS[k]}"
+        if sum(r.len_lo[k] for r in rules) > CARDS_PER_SUIT:
+            return f"the four hands would need more than {CARDS_PER_SUIT} {SUIT_LETTERS[k]}"
+        if sum(r.shcp_lo[k] for r in rules) > MAX_SUIT_HCP:
+            return f"the four hands would need more than the {MAX_SUIT_HCP} HCP of {SUIT_LETTERS[k]}"
     for part, other in (compiled.parts, compiled.parts[::-1]):
         for fit in part.fits:
             others = [sum(r.len_lo[k] for r in other.rules) for k in fit.suits]
-            if all(fit.min + o > 13 for o in others):
+            if all(fit.min + o > CARDS_PER_SUIT for o in others):
                 return "a fit needs cards that the other partnership must hold"
     for seat, r in enumerate(rules):
         others = [t for t in range(4) if t != seat]
-        room = sum(min(r.len_hi[k], 13 - sum(rules[t].len_lo[k] for t in others)) for k in range(4))
-        points = sum(min(r.shcp_hi[k], 10 - sum(rules[t].shcp_lo[k] for t in others)) for k in range(4))
-        if room < 13:
-            return f"{SEAT_ROLE[seat].value} cannot get 13 cards from what the other hands leave"
+        room = sum(min(r.len_hi[k], CARDS_PER_SUIT - sum(rules[t].len_lo[k] for t in others)) for k in range(4))
+        points = sum(min(r.shcp_hi[k], MAX_SUIT_HCP - sum(rules[t].shcp_lo[k] for t in others)) for k in range(4))
+        if room < HAND_CARDS:
+            return f"{SEAT_ROLE[seat].value} cannot get {HAND_CARDS} cards from what the other hands leave"
         if points < max(r.hcp_lo, sum(r.shcp_lo)):
             return f"{SEAT_ROLE[seat].value} cannot get its HCP from what the other hands leave"
     for k in range(4):
@@ -93,7 +100,7 @@ def suit_feasible(compiled: CompiledScenario, k: int, extra: tuple | None = None
         ok &= split[:, s1] + split[:, s2] >= minimum
     owners = np.array([[code // 4**r % 4 for r in range(4)] for code in range(256)])  # honour -> seat
     held = owners[:, :, None] == np.arange(4)[None, None, :]  # (256, honour, seat)
-    hcp = (held * np.array([4, 3, 2, 1])[None, :, None]).sum(axis=1)  # (256, seat)
+    hcp = (held * np.array(HONOUR_HCP)[None, :, None]).sum(axis=1)  # (256, seat)
     count = held.sum(axis=1)
     hok = np.ones(256, dtype=bool)
     for seat, r in enumerate(rules):

@@ -55,11 +55,13 @@ from math import factorial
 
 import numpy as np
 
+from dsl.deck import HONOUR_HCP, MAX_HAND_HCP
+
 from .blas import single_threaded_blas
 from .exact import exact_dot
-from .rules import MAX_HAND_HCP, CompiledScenario, SeatRule
+from .rules import CompiledScenario, SeatRule
 from .symmetry import representatives, suit_classes
-from .tables import HONOUR_HCP, length_code, length_vectors
+from .tables import length_code, length_vectors
 
 #: Give up (None) past this many admissible length matrices, or this many multiply-adds.
 MAX_MATRICES = 2_500_000

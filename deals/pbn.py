@@ -14,7 +14,9 @@ from typing import TextIO
 
 import numpy as np
 
-from .cards import RANK_LETTERS, SEAT_LETTERS, Card, Deal, Hand
+from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
+
+from .cards import Card, Deal, Hand
 
 PBN_DEAL_LENGTH = 69
 _HAND_RE = re.compile(r"^[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*$")
@@ -22,15 +24,6 @@ _HAND_RE = re.compile(r"^[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*$")
 
 class PbnError(ValueError):
     """A PBN deal string that is not a full, legal deal."""
-
-
-def format_hand(hand: Hand) -> str:
-    return hand.pbn()
-
-
-def format_deal(deal: Deal, first: int = 0) -> str:
-    seats = [(first + i) % 4 for i in range(4)]
-    return SEAT_LETTERS[first] + ":" + " ".join(deal.hands[s].pbn() for s in seats)
 
 
 def parse_deal(text: str) -> Deal:
@@ -68,7 +61,7 @@ def parse_deal(text: str) -> Deal:
 
 _RANK_BYTES = np.frombuffer(RANK_LETTERS.encode(), dtype=np.uint8)
 _CARD_RANK_BYTE = np.tile(_RANK_BYTES, 4)  # by card id
-_CARD_SUIT = np.repeat(np.arange(4), 13)
+_CARD_SUIT = np.repeat(np.arange(4), CARDS_PER_SUIT)
 
 
 def format_rows(owner: np.ndarray) -> np.ndarray:
@@ -87,7 +80,7 @@ def format_rows(owner: np.ndarray) -> np.ndarray:
     owner64 = owner.astype(np.int64)
     held = owner64[:, :, None] == np.arange(4)[None, None, :]
     running = np.cumsum(held, axis=1, dtype=np.int8)  # cards of each seat so far
-    if not (running[:, -1, :] == 13).all():
+    if not (running[:, -1, :] == HAND_CARDS).all():
         raise PbnError("not a full deal: every seat needs 13 cards")
     within = np.take_along_axis(running, owner64[:, :, None], axis=2)[:, :, 0].astype(np.int64) - 1
     pos = 2 + 17 * owner64 + within + _CARD_SUIT[None, :]

@@ -5,11 +5,10 @@ other.
 
 from __future__ import annotations
 
-from dsl.model import SUITS, Range, Scenario, ShapeClass, Suit
+from dsl.deck import SUIT_INDEX
+from dsl.model import SUITS, Range, Scenario, ShapeClass
 
 from .cards import Deal, Hand
-
-_SUIT_INDEX = {Suit.S: 0, Suit.H: 1, Suit.D: 2, Suit.C: 3}
 
 
 def shape_class(lengths: tuple[int, ...]) -> ShapeClass:
@@ -38,8 +37,8 @@ def violations(deal: Deal, scenario: Scenario) -> list[str]:
     for position in scenario.positions:
         hand: Hand = deal.role_hand(position.role)
         who = position.role.value
-        length = {s: hand.length(_SUIT_INDEX[s]) for s in SUITS}
-        points = {s: hand.suit_hcp(_SUIT_INDEX[s]) for s in SUITS}
+        length = {s: hand.length(SUIT_INDEX[s]) for s in SUITS}
+        points = {s: hand.suit_hcp(SUIT_INDEX[s]) for s in SUITS}
         for suit, r in position.suits.items():
             if not r.contains(length[suit]):
                 problems.append(f"{who} has {length[suit]} {suit.value}")
@@ -59,7 +58,7 @@ def violations(deal: Deal, scenario: Scenario) -> list[str]:
                 problems.append(f"{who} has no wildcard suit among {''.join(s.value for s in candidates) or 'none'}")
     for fit in scenario.fits:
         first, second = (deal.role_hand(role) for role in fit.pair.roles)
-        best = max(first.length(_SUIT_INDEX[s]) + second.length(_SUIT_INDEX[s]) for s in fit.candidate_suits())
+        best = max(first.length(SUIT_INDEX[s]) + second.length(SUIT_INDEX[s]) for s in fit.candidate_suits())
         if best < fit.min:
             problems.append(f"{fit.pair.value} fit of {fit.min} missing (best {best})")
     return problems

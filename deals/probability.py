@@ -27,15 +27,6 @@ class Probability:
     def of(cls, fraction: Fraction) -> Probability:
         return cls(float(fraction), fraction, float(fraction), float(fraction))
 
-    def to_json(self) -> dict:
-        out: dict = {"value": self.value, "exact": self.exact}
-        if self.fraction is not None:
-            out["fraction"] = f"{self.fraction.numerator}/{self.fraction.denominator}"
-        else:
-            out["ci95"] = [self.low, self.high]
-            out["draws"] = self.draws
-        return out
-
 
 def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     if n == 0:

@@ -68,11 +68,6 @@ class Rng:
                 return np.argsort(keys, axis=1)
             keys[tied] = self._bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
 
-    def shuffle_rows(self, arr: np.ndarray) -> np.ndarray:
-        """Each row of a 2-D array, uniformly shuffled (a new array)."""
-        n, m = arr.shape
-        return arr[np.arange(n)[:, None], self.permutations(n, m)]
-
 
 def make_rng(*key: int) -> Rng:
     if not key or any(int(k) < 0 for k in key):

@@ -16,13 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dsl.deck import DECK_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
 from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS
 
-from .cards import PAIR_SEATS, ROLE_SEAT, SUIT_LETTERS
 from .errors import Unsatisfiable
-
-MAX_HAND_HCP = 37
-MAX_SUIT_HCP = 10
 
 
 @dataclass(frozen=True)
@@ -31,7 +28,7 @@ class Wildcard:
 
     candidates: tuple[int, ...]
     x_lo: int = 0
-    x_hi: int = 13
+    x_hi: int = MAX_SUIT_LENGTH
     xh_lo: int = 0
     xh_hi: int = MAX_SUIT_HCP
 
@@ -43,11 +40,11 @@ class Wildcard:
 @dataclass(frozen=True)
 class SeatRule:
     len_lo: tuple[int, int, int, int] = (0, 0, 0, 0)
-    len_hi: tuple[int, int, int, int] = (13, 13, 13, 13)
+    len_hi: tuple[int, int, int, int] = (MAX_SUIT_LENGTH,) * 4
     hcp_lo: int = 0
-    hcp_hi: int = 40
+    hcp_hi: int = DECK_HCP  # as `hcp:12+` compiles; no hand reaches it, so it never binds
     shcp_lo: tuple[int, int, int, int] = (0, 0, 0, 0)
-    shcp_hi: tuple[int, int, int, int] = (10, 10, 10, 10)
+    shcp_hi: tuple[int, int, int, int] = (MAX_SUIT_HCP,) * 4
     wildcard: Wildcard | None = None
     shape: ShapeClass | None = None
 
@@ -66,7 +63,7 @@ class SeatRule:
         lengths = np.asarray(lengths)
         ok = np.ones(lengths.shape[0], dtype=bool)
         for s in range(4):
-            if self.len_lo[s] > 0 or self.len_hi[s] < 13:
+            if self.len_lo[s] > 0 or self.len_hi[s] < MAX_SUIT_LENGTH:
                 ok &= (lengths[:, s] >= self.len_lo[s]) & (lengths[:, s] <= self.len_hi[s])
         if self.shape is not None and self.shape is not ShapeClass.ANY:
             ok &= shape_mask(lengths, self.shape)
@@ -159,24 +156,23 @@ def _bounds(r, physical: int) -> tuple[int, int]:
 def compile_position(position: Position | None, fit_suits: frozenset) -> SeatRule:
     if position is None or position.is_empty:
         return FREE
-    idx = {s: i for i, s in enumerate(SUITS)}
-    len_lo, len_hi = [0] * 4, [13] * 4
+    len_lo, len_hi = [0] * 4, [MAX_SUIT_LENGTH] * 4
     for suit, r in position.suits.items():
-        len_lo[idx[suit]], len_hi[idx[suit]] = _bounds(r, 13)
+        len_lo[SUIT_INDEX[suit]], len_hi[SUIT_INDEX[suit]] = _bounds(r, MAX_SUIT_LENGTH)
     shcp_lo, shcp_hi = [0] * 4, [MAX_SUIT_HCP] * 4
     for suit, r in position.suit_hcp.items():
-        shcp_lo[idx[suit]], shcp_hi[idx[suit]] = _bounds(r, MAX_SUIT_HCP)
-    hcp_lo, hcp_hi = _bounds(position.hcp, 40) if position.hcp is not None else (0, 40)
+        shcp_lo[SUIT_INDEX[suit]], shcp_hi[SUIT_INDEX[suit]] = _bounds(r, MAX_SUIT_HCP)
+    hcp_lo, hcp_hi = _bounds(position.hcp, DECK_HCP) if position.hcp is not None else (0, DECK_HCP)
     wildcard = None
     if position.has_wildcard:
-        candidates = tuple(idx[s] for s in SUITS if s not in position.named_suits and s not in fit_suits)
+        candidates = tuple(SUIT_INDEX[s] for s in SUITS if s not in position.named_suits and s not in fit_suits)
         if not candidates:
-            named = "".join(SUIT_LETTERS[idx[s]] for s in SUITS if s in position.named_suits or s in fit_suits)
+            named = "".join(s.value for s in SUITS if s in position.named_suits or s in fit_suits)
             raise Unsatisfiable(
                 f"{position.role.value}'s wildcard (x:/xhcp:) has no candidate suit: "
                 f"{named} are named by the position or by its partnership's fit"
             )
-        x_lo, x_hi = _bounds(position.x, 13) if position.x is not None else (0, 13)
+        x_lo, x_hi = _bounds(position.x, MAX_SUIT_LENGTH) if position.x is not None else (0, MAX_SUIT_LENGTH)
         xh_lo, xh_hi = _bounds(position.x_hcp, MAX_SUIT_HCP) if position.x_hcp is not None else (0, MAX_SUIT_HCP)
         wildcard = Wildcard(candidates, x_lo, x_hi, xh_lo, xh_hi)
     return SeatRule(
@@ -192,13 +188,12 @@ def compile_position(position: Position | None, fit_suits: frozenset) -> SeatRul
 
 
 def compile_scenario(scenario: Scenario) -> CompiledScenario:
-    idx = {s: i for i, s in enumerate(SUITS)}
     rules: list[SeatRule] = [FREE] * 4
     for role in Role:
         fit_suits = frozenset(f.suit for f in scenario.fits_of(role.pair) if f.suit is not None)
         rules[ROLE_SEAT[role]] = compile_position(scenario.position(role), fit_suits)
     parts = []
     for pair, seats in zip((Pair.DECLARER, Pair.DEFENSE), PAIR_SEATS):
-        fits = tuple(FitRule(tuple(idx[s] for s in f.candidate_suits()), f.min) for f in scenario.fits_of(pair))
+        fits = tuple(FitRule(tuple(SUIT_INDEX[s] for s in f.candidate_suits()), f.min) for f in scenario.fits_of(pair))
         parts.append(PartRules(seats, (rules[seats[0]], rules[seats[1]]), fits))
     return CompiledScenario(tuple(rules), tuple(parts))  # type: ignore[arg-type]

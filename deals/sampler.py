@@ -55,6 +55,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
@@ -71,7 +72,7 @@ MIN_ESTIMATE_DRAWS = 20_000
 MAX_EMPTY_DRAWS = 2_000_000
 PROVE_AFTER_DRAWS = 100_000
 SMALL_PARTNERSHIP = 40_000
-_HCP = np.array([4, 3, 2, 1] + [0] * 9, dtype=np.int64)
+_HCP = np.array(RANK_HCP, dtype=np.int64)
 
 
 def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:

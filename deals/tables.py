@@ -20,7 +20,8 @@ from math import comb
 
 import numpy as np
 
-HONOUR_HCP = (4, 3, 2, 1)
+from dsl.deck import HONOUR_HCP
+
 MASK_HCP = np.array([sum(HONOUR_HCP[r] for r in range(4) if m >> r & 1) for m in range(16)], dtype=np.int64)
 MASK_COUNT = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)
 
@@ -40,10 +41,6 @@ def honour_splits() -> tuple[np.ndarray, np.ndarray]:
         ma.append(a)
         mb.append(b)
     return np.array(ma, dtype=np.int64), np.array(mb, dtype=np.int64)
-
-
-def _comb_row(n: int) -> np.ndarray:
-    return np.array([comb(n, k) for k in range(14)], dtype=np.int64)
 
 
 @functools.cache

@@ -7,9 +7,8 @@ the canonical order.
 
 from __future__ import annotations
 
-from .model import Fit, Position, Range, Role, Scenario
-
-_CANONICAL_KEYS = ("S", "H", "D", "C", "hcp", "Shcp", "Hhcp", "Dhcp", "Chcp", "x", "xhcp", "shape")
+from .keys import CANONICAL_KEYS, KEY_BY_NAME, Key
+from .model import Fit, Position, Range, Role, Scenario, ShapeClass
 
 
 def format_range(rng: Range) -> str:
@@ -30,16 +29,13 @@ def format_fit(fit: Fit) -> str:
     return f"fit:{head}{fit.min}+"
 
 
-def _token(position: Position, key: str) -> str | None:
-    if key in ("S", "H", "D", "C"):
-        rng = next((r for s, r in position.suits.items() if s.value == key), None)
-    elif key in ("Shcp", "Hhcp", "Dhcp", "Chcp"):
-        rng = next((r for s, r in position.suit_hcp.items() if s.value == key[0]), None)
-    elif key == "shape":
-        return f"shape:{position.shape.value}" if position.shape else None
-    else:
-        rng = {"hcp": position.hcp, "x": position.x, "xhcp": position.x_hcp}[key]
-    return f"{key}:{format_range(rng)}" if rng is not None else None
+def _token(position: Position, key: Key) -> str | None:
+    value = getattr(position, key.field)
+    if key.suit is not None:
+        value = value.get(key.suit)
+    if value is None:
+        return None
+    return key.token + (value.value if isinstance(value, ShapeClass) else format_range(value))
 
 
 def format_position(position: Position, fits: list[Fit]) -> str:
@@ -47,17 +43,18 @@ def format_position(position: Position, fits: list[Fit]) -> str:
     pending = iter(fits)
     written: set[str] = set()
     # key_order has one "fit" per fit written in this position, where it stood.
-    for key in position.key_order:
-        if key == "fit":
+    for name in position.key_order:
+        key = KEY_BY_NAME[name]
+        if key.field is None:  # fit: its value is the next fit of this position
             fit = next(pending, None)
             if fit is not None:
                 parts.append(format_fit(fit))
-        elif key not in written:
-            written.add(key)
+        elif name not in written:
+            written.add(name)
             parts.append(_token(position, key) or "")
     # Whatever key_order does not account for (a value built in code) in canonical order.
-    for key in _CANONICAL_KEYS:
-        token = None if key in written else _token(position, key)
+    for key in CANONICAL_KEYS:
+        token = None if key.name in written else _token(position, key)
         if token is not None:
             parts.append(token)
     parts += [format_fit(f) for f in pending]

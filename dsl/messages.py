@@ -7,6 +7,7 @@ not a program. To translate, replace these tables (the codes stay the same).
 from __future__ import annotations
 
 from .errors import ErrorCode
+from .keys import KEYS
 
 MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.EMPTY_SCENARIO: "Scenario {scenario} is empty: write a position after it, or remove the extra \"//\".",
@@ -16,7 +17,7 @@ MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.CONSTRAINT_BEFORE_ROLE: "\"{token}\" comes before any role: a position starts with opener, responder, opp1 or opp2.",
     ErrorCode.MISSING_SEPARATOR: "\"{token}\" starts a new position, so it needs a \";\" before it.",
     ErrorCode.NOT_KEY_VALUE: "\"{token}\" is not a constraint: constraints are written key:value, like H:5+ or hcp:12-14.",
-    ErrorCode.UNKNOWN_KEY: "\"{key}:\" is not a known key. Keys are S: H: D: C: x: hcp: Shcp: Hhcp: Dhcp: Chcp: xhcp: shape: fit:",
+    ErrorCode.UNKNOWN_KEY: "\"{key}:\" is not a known key. Keys are " + " ".join(key.token for key in KEYS),
     ErrorCode.MISSING_VALUE: "\"{key}:\" has no value: write it right after the colon, like {key}:{example}.",
     ErrorCode.BAD_RANGE: "\"{token}\" is not a range. Write 5+ (at least 5), 0-1 (from 0 to 1) or 3 (exactly 3).",
     ErrorCode.RANGE_OUT_OF_BOUNDS: "{what} must be between 0 and {limit}, but \"{token}\" goes outside that.",
@@ -37,21 +38,12 @@ HINTS: dict[str, str] = {
     "fit-scenario-level": "A fit written before the first role must be followed by that role, with no \";\" in between.",
 }
 
-#: What a range measures, for RANGE_OUT_OF_BOUNDS.
+#: What a range measures, for RANGE_OUT_OF_BOUNDS, by `keys.Measure.id`.
 MEASURES: dict[str, str] = {
     "length": "A suit length",
     "hcp": "Hand HCP",
     "suit_hcp": "HCP in one suit",
     "fit": "A fit",
-}
-
-#: An example value per kind of key, for MISSING_VALUE.
-EXAMPLES: dict[str, str] = {
-    "length": "5+",
-    "hcp": "12-14",
-    "suit_hcp": "0",
-    "shape": "balanced",
-    "fit": "H8+",
 }
 
 

@@ -14,34 +14,37 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from lark import Lark, Token, Tree
-from lark.exceptions import LarkError, UnexpectedInput
+from lark.exceptions import LarkError
 
 from . import messages
+from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
+from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure, terminals
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
-#: Physical upper bounds (SEMANTICS 1): suit length, hand HCP, HCP in one suit.
-MAX_LENGTH = 13
-MAX_HAND_HCP = 37
-MAX_SUIT_HCP = 10
-
 ROLES = tuple(role.value for role in Role)
-KNOWN_KEYS = ("S", "H", "D", "C", "x", "hcp", "Shcp", "Hhcp", "Dhcp", "Chcp", "xhcp", "shape", "fit")
-_KIND_OF_KEY = {
-    **{k: "length" for k in ("S", "H", "D", "C", "x")},
-    "hcp": "hcp",
-    **{k: "suit_hcp" for k in ("Shcp", "Hhcp", "Dhcp", "Chcp", "xhcp")},
-    "shape": "shape",
-    "fit": "fit",
-}
-_LIMIT = {"length": MAX_LENGTH, "hcp": MAX_HAND_HCP, "suit_hcp": MAX_SUIT_HCP, "fit": MAX_LENGTH}
 _PLAIN_SPACE = frozenset(" \t\r\n")
+#: Where grammar.lark takes its key terminals, and their priority: that of the value forms,
+#: above the catch-alls, so a known key is never read as OTHER_KEY.
+_KEY_TERMINALS_LINE = "// {key terminals}"
+_KEY_PRIORITY = 3
+
+
+def grammar_text() -> str:
+    """grammar.lark with its key terminals written from `keys.KEYS`."""
+    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
+    if grammar.count(_KEY_TERMINALS_LINE) != 1:
+        raise AssertionError(f"grammar.lark needs one {_KEY_TERMINALS_LINE!r} line")
+    lines = [
+        f"{terminal}.{_KEY_PRIORITY}: " + " | ".join(f'"{token}"' for token in tokens)
+        for terminal, tokens in terminals().items()
+    ]
+    return grammar.replace(_KEY_TERMINALS_LINE, "\n".join(lines))
 
 
 @functools.cache
 def _parser() -> Lark:
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual")
+    return Lark(grammar_text(), parser="lalr", lexer="contextual")
 
 
 @dataclass(frozen=True)
@@ -63,9 +66,7 @@ def parse(raw: str) -> ParseResult:
         return ParseResult(raw, (), ())
     try:
         tree = _parser().parse(raw)
-    except UnexpectedInput as exc:  # the grammar is total; keep a readable answer if it is not
-        return ParseResult(raw, (), (_syntax_error(raw, exc),))
-    except LarkError as exc:
+    except LarkError as exc:  # the grammar is total; keep a readable answer if it is not
         return ParseResult(raw, (), (_syntax_error(raw, exc),))
     errors: list[DslError] = []
     scenarios: list[Scenario] = []
@@ -117,31 +118,34 @@ def _close(word: str, choices: tuple[str, ...]) -> str | None:
 
 @dataclass
 class _PositionDraft:
-    """Constraints gathered for one position while its tokens are read."""
+    """Constraints gathered for one position while its tokens are read.
+
+    `values` holds each valid value under the Position field its key fills (a per-suit key's
+    under its suit), so the table decides where a key goes and a new key needs nothing here.
+    """
 
     role: Role | None  # None: the role word was wrong; constraints are still checked
     keep: bool  # False for an unknown or duplicate role: checked, never returned
-    suits: dict[Suit, Range] = field(default_factory=dict)
-    suit_hcp: dict[Suit, Range] = field(default_factory=dict)
-    hcp: Range | None = None
-    x: Range | None = None
-    x_hcp: Range | None = None
-    shape: ShapeClass | None = None
+    values: dict[str, Range | ShapeClass | dict[Suit, Range]] = field(default_factory=dict)
     key_order: list[str] = field(default_factory=list)
     first_token: dict[str, Token] = field(default_factory=dict)
 
+    def take(self, key: Key, value: Range | ShapeClass) -> None:
+        """Record a position key's valid value (fits are the scenario's, not taken here)."""
+        self.key_order.append(key.name)
+        if key.suit is None:
+            self.values[key.field] = value  # type: ignore[index]
+        else:
+            self.values.setdefault(key.field, {})[key.suit] = value  # type: ignore[index, arg-type]
+
+    @property
+    def named_suits(self) -> set[Suit]:
+        """The suits a per-suit key gave a valid value: never a wildcard candidate."""
+        return {suit for value in self.values.values() if isinstance(value, dict) for suit in value}
+
     def to_position(self) -> Position:
         assert self.role is not None
-        return Position(
-            role=self.role,
-            suits=self.suits,
-            hcp=self.hcp,
-            suit_hcp=self.suit_hcp,
-            x=self.x,
-            x_hcp=self.x_hcp,
-            shape=self.shape,
-            key_order=tuple(self.key_order),
-        )
+        return Position(role=self.role, key_order=tuple(self.key_order), **self.values)  # type: ignore[arg-type]
 
 
 class _ScenarioReader:
@@ -205,7 +209,7 @@ class _ScenarioReader:
         if self.label_token is None:
             return None
         words = self.label.split()
-        if words and words[-1] in KNOWN_KEYS:
+        if words and words[-1] in KEY_BY_NAME:
             return messages.hint("label-colon", label=self.label)
         return None
 
@@ -240,14 +244,13 @@ class _ScenarioReader:
             elif kind == "bare_key":
                 key = token[:-1]
                 nxt = items[i + 1] if i + 1 < len(items) else None
-                if key in _KIND_OF_KEY:
+                if key in KEY_BY_NAME:
                     hint = None
                     if nxt is not None and nxt.data == "word" and self._only_spaces_between(token, nxt.children[0]):
                         hint = messages.hint("remove-space", suggestion=f"{token}{nxt.children[0]}")
                         skip_next_word = True
-                    self.error(
-                        ErrorCode.MISSING_VALUE, token, hint=hint, key=key, example=messages.EXAMPLES[_KIND_OF_KEY[key]]
-                    )
+                    example = KEY_BY_NAME[key].measure.example
+                    self.error(ErrorCode.MISSING_VALUE, token, hint=hint, key=key, example=example)
                 else:
                     self.unknown_key(token, key, value="")
             elif draft is None and not (first and kind == "fit"):
@@ -274,11 +277,11 @@ class _ScenarioReader:
         return _PositionDraft(role=role, keep=True)
 
     def finish(self, draft: _PositionDraft) -> None:
-        named = set(draft.suits) | set(draft.suit_hcp)
-        if len(named) == 4:
-            for key in ("x", "xhcp"):
-                if key in draft.first_token:
-                    self.error(ErrorCode.WILDCARD_WITHOUT_CANDIDATE, draft.first_token[key], key=key)
+        if len(draft.named_suits) == 4:
+            for wildcard in WILDCARD_KEYS:
+                token = draft.first_token.get(wildcard.name)
+                if token is not None:
+                    self.error(ErrorCode.WILDCARD_WITHOUT_CANDIDATE, token, key=wildcard.name)
                     break
         if draft.keep:
             self.positions.append(draft.to_position())
@@ -288,20 +291,21 @@ class _ScenarioReader:
     def read_constraint(self, item: Tree, draft: _PositionDraft | None) -> None:
         key_token: Token = item.children[0]
         value: Token = item.children[1]
-        key = key_token[:-1]
+        name = key_token[:-1]
         if item.data == "other":
-            self.unknown_key(key_token, key, value=str(value))
+            self.unknown_key(key_token, name, value=str(value))
             return
-        if draft is not None and key != "fit":
-            if key in draft.first_token:
-                self.error(ErrorCode.DUPLICATE_KEY, key_token, length=self._item_length(item), key=key)
+        key = KEY_BY_NAME[name]
+        if draft is not None and not key.repeatable:
+            if name in draft.first_token:
+                self.error(ErrorCode.DUPLICATE_KEY, key_token, length=self._item_length(item), key=name)
                 return
-            draft.first_token[key] = key_token
+            draft.first_token[name] = key_token
         if item.data == "fit":
             fit = self.read_fit(value, draft)
             if fit is not None:
                 if draft is not None:
-                    draft.key_order.append("fit")
+                    draft.key_order.append(name)
                 if draft is None or draft.keep:
                     self.fits.append(fit)
             return
@@ -311,26 +315,14 @@ class _ScenarioReader:
                 hint = messages.hint("did-you-mean", suggestion=f"shape:{suggestion}") if suggestion else None
                 self.error(ErrorCode.UNKNOWN_SHAPE, value, hint=hint)
             elif draft is not None:
-                draft.shape = ShapeClass(str(value))
-                draft.key_order.append(key)
+                draft.take(key, ShapeClass(str(value)))
             return
-        kind = _KIND_OF_KEY[key]
-        rng = self.read_range(value, kind)
+        rng = self.read_range(value, key.measure)
         if rng is None or draft is None:
             return
-        draft.key_order.append(key)
-        if key == "x":
-            draft.x = rng
-        elif key == "xhcp":
-            draft.x_hcp = rng
-        elif key == "hcp":
-            draft.hcp = rng
-        elif kind == "length":
-            draft.suits[Suit(key)] = rng
-        else:
-            draft.suit_hcp[Suit(key[0])] = rng
+        draft.take(key, rng)
 
-    def read_range(self, value: Token, kind: str) -> Range | None:
+    def read_range(self, value: Token, measure: Measure) -> Range | None:
         if value.type != "RANGE":
             self.error(ErrorCode.BAD_RANGE, value, hint=self._odd_space(value))
             return None
@@ -342,9 +334,9 @@ class _ScenarioReader:
             low, high = int(first), int(second)
         else:
             low = high = int(text)
-        limit = _LIMIT[kind]
+        limit = measure.limit
         if low > limit or (high is not None and high > limit):
-            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[kind], limit=limit)
+            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[measure.id], limit=limit)
             return None
         if high is not None and low > high:
             hint = messages.hint("swap-range", suggestion=f"{high}-{low}")
@@ -359,10 +351,10 @@ class _ScenarioReader:
             return None
         head = text[0]
         minimum = int(text[1:-1] if not head.isdigit() else text[:-1])
-        if minimum > MAX_LENGTH:
-            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES["fit"], limit=MAX_LENGTH)
+        if minimum > FIT.limit:
+            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[FIT.id], limit=FIT.limit)
             return None
-        suit = Suit(head) if head in "SHDC" else None
+        suit = Suit(head) if head in SUIT_LETTERS else None
         suit_class = SuitClass.MAJOR if head == "M" else SuitClass.MINOR if head == "m" else None
         role = draft.role if draft is not None else None
         pair = role.pair if role is not None else Pair.DECLARER
@@ -381,7 +373,7 @@ class _ScenarioReader:
         if key == "":
             self.error(ErrorCode.NOT_KEY_VALUE, key_token, length=1 + len(value))
             return
-        suggestion = _close(key, KNOWN_KEYS)
+        suggestion = _close(key, KEY_NAMES)
         hint = messages.hint("did-you-mean", suggestion=f"{suggestion}:{value}") if suggestion else self._odd_space(key)
         self.error(ErrorCode.UNKNOWN_KEY, key_token, hint=hint, length=len(key_token) + len(value), key=key)
 
@@ -410,4 +402,4 @@ def _is_fit_value(text: str) -> bool:
     except LarkError:
         return False
     specs = [t for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "FIT_SPEC")]
-    return specs == [text] and int(text.lstrip("SHDCMm")[:-1]) <= MAX_LENGTH
+    return specs == [text] and int(text.lstrip(SUIT_LETTERS + "Mm")[:-1]) <= FIT.limit

@@ -6,49 +6,37 @@ the order written. Only documented fields are produced here; callers may add the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from .errors import DslError
-from .model import Fit, Position, Range, Scenario
+from .keys import KEYS, POSITION_FIELDS
+from .model import Fit, Position, Range, Scenario, ShapeClass, Suit
 from .parser import ParseResult
 
-#: Which JSON field of a position each DSL key fills.
-_FIELD_OF_KEY = {
-    "S": "suits",
-    "H": "suits",
-    "D": "suits",
-    "C": "suits",
-    "hcp": "hcp",
-    "Shcp": "suit_hcp",
-    "Hhcp": "suit_hcp",
-    "Dhcp": "suit_hcp",
-    "Chcp": "suit_hcp",
-    "x": "x",
-    "xhcp": "x_hcp",
-    "shape": "shape",
-}
-_CANONICAL_FIELDS = ("suits", "hcp", "suit_hcp", "x", "x_hcp", "shape")
+_FIELD_OF_KEY = {key.name: key.field for key in KEYS if key.field is not None}
 
 
 def range_json(rng: Range) -> dict[str, Any]:
     return {"min": rng.min, "max": rng.max}
 
 
+def _value_json(value: Range | ShapeClass | Mapping[Suit, Range]) -> Any:
+    if isinstance(value, Range):
+        return range_json(value)
+    if isinstance(value, ShapeClass):
+        return value.value
+    return {s.value: range_json(r) for s, r in value.items()}
+
+
 def position_json(position: Position) -> dict[str, Any]:
-    values: dict[str, Any] = {
-        "suits": {s.value: range_json(r) for s, r in position.suits.items()} or None,
-        "hcp": range_json(position.hcp) if position.hcp else None,
-        "suit_hcp": {s.value: range_json(r) for s, r in position.suit_hcp.items()} or None,
-        "x": range_json(position.x) if position.x else None,
-        "x_hcp": range_json(position.x_hcp) if position.x_hcp else None,
-        "shape": position.shape.value if position.shape else None,
-    }
     order = [_FIELD_OF_KEY[k] for k in position.key_order if k in _FIELD_OF_KEY]
-    order += _CANONICAL_FIELDS  # anything not recorded (a value built in code) comes last
+    order += POSITION_FIELDS  # anything not recorded (a value built in code) comes last
     out: dict[str, Any] = {}
     for name in order:
-        if name not in out and values[name] is not None:
-            out[name] = values[name]
+        if name not in out:
+            value = getattr(position, name)
+            if value:  # not written: None, or no suit named
+                out[name] = _value_json(value)
     return out
 
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
+from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SUIT_NAMES
 from dsl.format import format_range
-from dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass, Suit
-
-SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
-SUIT_SYMBOLS = {Suit.S: "♠", Suit.H: "♥", Suit.D: "♦", Suit.C: "♣"}
+from dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass
 ROLE_NAMES = {
     Role.OPENER: "Opener",
     Role.RESPONDER: "Responder",
     Role.OPP1: "Left-hand opponent",
     Role.OPP2: "Right-hand opponent",
 }
-ROLE_SEATS = {Role.OPENER: "N", Role.OPP1: "E", Role.RESPONDER: "S", Role.OPP2: "W"}
 SHAPE_WORDS = {
     ShapeClass.BALANCED: "balanced",
     ShapeClass.ONE_SUITER: "a one-suiter",
@@ -65,10 +62,9 @@ def describe_fit(fit: Fit) -> str:
 
 def describe(scenario: Scenario) -> list[str]:
     """One sentence per position (in seat order), then one per fit."""
-    order = {role: n for n, role in enumerate((Role.OPENER, Role.OPP1, Role.RESPONDER, Role.OPP2))}
     lines = [
-        f"{ROLE_NAMES[p.role]} ({ROLE_SEATS[p.role]}): {describe_position(p)}"
-        for p in sorted(scenario.positions, key=lambda p: order[p.role])
+        f"{ROLE_NAMES[p.role]} ({SEAT_LETTERS[ROLE_SEAT[p.role]]}): {describe_position(p)}"
+        for p in sorted(scenario.positions, key=lambda p: ROLE_SEAT[p.role])
     ]
     lines += [describe_fit(f) for f in scenario.fits]
     return lines

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import dsl
 from dsl import Fit, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
+from dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH as MAX_LENGTH
 from dsl.format import format_dsl
-from dsl.parser import MAX_HAND_HCP, MAX_LENGTH, MAX_SUIT_HCP
 
 
 def ranges(limit: int) -> st.SearchStrategy[Range]:
