@@ -33,7 +33,7 @@ from .diagrams import hands
 from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
 from .history import History
 from .html import highlight, render
-from .nginx import render_snippet
+from serving.nginx import render_snippet
 from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import pbn_file, sample_job

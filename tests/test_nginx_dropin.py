@@ -22,8 +22,8 @@ import pytest
 import requests
 
 import mirror_fixture as mf
-from site_builder import nginx as dropin
-from site_builder.serve import make_server
+from serving import nginx as dropin
+from serving.http_server import make_server
 
 pytestmark = pytest.mark.slow
 
