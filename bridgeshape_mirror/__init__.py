@@ -4,4 +4,7 @@ This package holds the command-line front end only; the work is done by the `syn
 `deals` and `site_builder` packages beside it.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import version
+
+#: Declared once, in pyproject.toml; read from the installed package's metadata.
+__version__ = version("bridgeshape-mirror")
