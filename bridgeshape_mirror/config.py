@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from functools import partial
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -35,25 +38,48 @@ class ConfigError(ValueError):
     """The configuration file or flags are unusable."""
 
 
+_CLIENT = "sync.client:ClientSettings"
+_SYNC = "sync.syncer:SyncSettings"
+_BUILD = "site_builder.build:BuildSettings"
+
+
+def _library_default(settings: str, name: str, convert: Callable[[Any], Any] | None = None) -> Any:
+    module, _, cls = settings.partition(":")
+    default = getattr(import_module(module), cls).__dataclass_fields__[name].default
+    return convert(default) if convert else default
+
+
+def _library(settings: str, name: str, convert: Callable[[Any], Any] | None = None) -> Any:
+    """A field whose default is the library's (the settings dataclass `module:Class`, field
+    `name`), looked up when a Config is made: those modules bring mwclient, requests and
+    numpy, which `validate` and `deals` never need, so the CLI does not import them at start."""
+    return field(default_factory=partial(_library_default, settings, name, convert))
+
+
+def _hours(every: Any) -> float:
+    return every.total_seconds() / 3600
+
+
 @dataclass
 class Config:
     api: str | None = None
     dump: str | None = None
-    contact: str = ""
-    template: str = "Convenzione"
-    parameter: str = "shape_constraints"
-    category: str | None = None
     username: str | None = None
     password: str | None = None
+    #: Where the state store and the mirror live is the CLI's to say: the library is always told.
     state: str = "state/bridgeshape.sqlite"
-    timeout: float = 30.0
-    max_retries: int = 4
-    deadline: float = 600.0
-    info_check_hours: float = 6.0
-    full: bool = False
     out: str = "output"
-    deals: int = 10
-    seed: int = 0
+    contact: str = _library(_CLIENT, "contact")
+    template: str = _library(_SYNC, "template")
+    parameter: str = _library(_SYNC, "parameter")
+    category: str | None = _library(_SYNC, "category")
+    timeout: float = _library(_CLIENT, "timeout")
+    max_retries: int = _library(_CLIENT, "max_retries")
+    deadline: float = _library(_CLIENT, "deadline")
+    info_check_hours: float = _library(_SYNC, "info_check_every", _hours)
+    full: bool = _library(_SYNC, "full")
+    deals: int = _library(_BUILD, "deals")
+    seed: int = _library(_BUILD, "seed")
 
 
 _SECTIONS = {
