@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,25 +13,7 @@ import dsl
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
 from sync.lock import RunLock
-
-#: One convention page: a build of it takes a moment, where the bundled sample takes seconds.
-EXPORT = textwrap.dedent(
-    """\
-    <mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="it">
-      <siteinfo>
-        <sitename>BridgePedia</sitename>
-        <base>http://127.0.0.1:8080/index.php/Pagina_principale</base>
-        <case>first-letter</case>
-        <namespaces><namespace key="0" case="first-letter" /></namespaces>
-      </siteinfo>
-      <page>
-        <title>Splinter</title><ns>0</ns><id>7</id>
-        <revision><id>71</id><timestamp>2026-10-02T10:00:00Z</timestamp>
-          <text xml:space="preserve">{{Convenzione|shape_constraints=opener H:5+}}</text></revision>
-      </page>
-    </mediawiki>
-    """
-)
+from test_cli_sync import EXPORT  # one convention page: a build of it takes a moment
 
 
 def status(*argv: str) -> int:
