@@ -29,7 +29,6 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import partial
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -38,21 +37,34 @@ class ConfigError(ValueError):
     """The configuration file or flags are unusable."""
 
 
-_CLIENT = "sync.client:ClientSettings"
-_SYNC = "sync.syncer:SyncSettings"
-_BUILD = "site_builder.build:BuildSettings"
+# The settings dataclasses whose defaults Config takes. Imported when a Config is made, not
+# with this module: they bring mwclient, requests and numpy, which `validate` and `deals`
+# never need, so the CLI does not import them at start.
+def _client() -> type:
+    from sync.client import ClientSettings
+
+    return ClientSettings
 
 
-def _library_default(settings: str, name: str, convert: Callable[[Any], Any] | None = None) -> Any:
-    module, _, cls = settings.partition(":")
-    default = getattr(import_module(module), cls).__dataclass_fields__[name].default
+def _sync() -> type:
+    from sync.syncer import SyncSettings
+
+    return SyncSettings
+
+
+def _build() -> type:
+    from site_builder.build import BuildSettings
+
+    return BuildSettings
+
+
+def _library_default(settings: Callable[[], type], name: str, convert: Callable[[Any], Any] | None) -> Any:
+    default = settings().__dataclass_fields__[name].default
     return convert(default) if convert else default
 
 
-def _library(settings: str, name: str, convert: Callable[[Any], Any] | None = None) -> Any:
-    """A field whose default is the library's (the settings dataclass `module:Class`, field
-    `name`), looked up when a Config is made: those modules bring mwclient, requests and
-    numpy, which `validate` and `deals` never need, so the CLI does not import them at start."""
+def _library(settings: Callable[[], type], name: str, convert: Callable[[Any], Any] | None = None) -> Any:
+    """A field whose default is the library's: field `name` of the `settings` dataclass."""
     return field(default_factory=partial(_library_default, settings, name, convert))
 
 
@@ -69,17 +81,17 @@ class Config:
     #: Where the state store and the mirror live is the CLI's to say: the library is always told.
     state: str = "state/bridgeshape.sqlite"
     out: str = "output"
-    contact: str = _library(_CLIENT, "contact")
-    template: str = _library(_SYNC, "template")
-    parameter: str = _library(_SYNC, "parameter")
-    category: str | None = _library(_SYNC, "category")
-    timeout: float = _library(_CLIENT, "timeout")
-    max_retries: int = _library(_CLIENT, "max_retries")
-    deadline: float = _library(_CLIENT, "deadline")
-    info_check_hours: float = _library(_SYNC, "info_check_every", _hours)
-    full: bool = _library(_SYNC, "full")
-    deals: int = _library(_BUILD, "deals")
-    seed: int = _library(_BUILD, "seed")
+    contact: str = _library(_client, "contact")
+    template: str = _library(_sync, "template")
+    parameter: str = _library(_sync, "parameter")
+    category: str | None = _library(_sync, "category")
+    timeout: float = _library(_client, "timeout")
+    max_retries: int = _library(_client, "max_retries")
+    deadline: float = _library(_client, "deadline")
+    info_check_hours: float = _library(_sync, "info_check_every", _hours)
+    full: bool = _library(_sync, "full")
+    deals: int = _library(_build, "deals")
+    seed: int = _library(_build, "seed")
 
 
 _SECTIONS = {

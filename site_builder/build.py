@@ -60,6 +60,8 @@ STATUS_TEXT = {
 
 @dataclass(frozen=True)
 class BuildSettings:
+    """The defaults here are the only ones: the CLI's configuration and help read them."""
+
     out: Path
     deals: int = 10
     seed: int = 0
