@@ -3,8 +3,8 @@ percentiles; target p99 < 100 ms.
 
 Run: .venv/bin/python benchmarks/serve_validate_wrk.py [--duration 10] [--threads 2] [--connections 16]
 Needs Debian's wrk (`apt-get install -y wrk`). Starts `bridgeshape-mirror serve` (or
-`python -m site_builder.serve` when the CLI does not have the command) as a subprocess on a
-free 127.0.0.1 port over an empty mirror folder, runs wrk for a bounded time against
+`python -m bridgeshape_mirror.cli serve` when the console script is not installed) as a
+subprocess on a free 127.0.0.1 port over an empty mirror folder, runs wrk for a bounded time against
 `api.php?action=bridgeshape&shapeaction=validate&dsl=<a realistic 2-scenario DSL>`, then
 stops the server. Exit status 0 when the target is met, 1 when not, 2 when it cannot run.
 """
@@ -46,7 +46,7 @@ def serve_command(out: Path) -> list[str]:
         probe = subprocess.run([cli, "serve", "--help"], capture_output=True, timeout=30)
         if probe.returncode == 0:
             return [cli, "serve", "--out", str(out), "--host", "127.0.0.1", "-q"]
-    return [sys.executable, "-m", "site_builder.serve", "--out", str(out), "--host", "127.0.0.1"]
+    return [sys.executable, "-m", "bridgeshape_mirror.cli", "serve", "--out", str(out), "--host", "127.0.0.1", "-q"]
 
 
 def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 20) -> None:

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,25 +37,61 @@ class ConfigError(ValueError):
     """The configuration file or flags are unusable."""
 
 
+# The settings dataclasses whose defaults Config takes. Imported when a Config is made, not
+# with this module: they bring mwclient, requests and numpy, which `validate` and `deals`
+# never need, so the CLI does not import them at start.
+def _client() -> type:
+    from sync.client import ClientSettings
+
+    return ClientSettings
+
+
+def _sync() -> type:
+    from sync.syncer import SyncSettings
+
+    return SyncSettings
+
+
+def _build() -> type:
+    from site_builder.build import BuildSettings
+
+    return BuildSettings
+
+
+def _library_default(settings: Callable[[], type], name: str, convert: Callable[[Any], Any] | None) -> Any:
+    default = settings().__dataclass_fields__[name].default
+    return convert(default) if convert else default
+
+
+def _library(settings: Callable[[], type], name: str, convert: Callable[[Any], Any] | None = None) -> Any:
+    """A field whose default is the library's: field `name` of the `settings` dataclass."""
+    return field(default_factory=partial(_library_default, settings, name, convert))
+
+
+def _hours(every: Any) -> float:
+    return every.total_seconds() / 3600
+
+
 @dataclass
 class Config:
     api: str | None = None
     dump: str | None = None
-    contact: str = ""
-    template: str = "Convenzione"
-    parameter: str = "shape_constraints"
-    category: str | None = None
     username: str | None = None
     password: str | None = None
+    #: Where the state store and the mirror live is the CLI's to say: the library is always told.
     state: str = "state/bridgeshape.sqlite"
-    timeout: float = 30.0
-    max_retries: int = 4
-    deadline: float = 600.0
-    info_check_hours: float = 6.0
-    full: bool = False
     out: str = "output"
-    deals: int = 10
-    seed: int = 0
+    contact: str = _library(_client, "contact")
+    template: str = _library(_sync, "template")
+    parameter: str = _library(_sync, "parameter")
+    category: str | None = _library(_sync, "category")
+    timeout: float = _library(_client, "timeout")
+    max_retries: int = _library(_client, "max_retries")
+    deadline: float = _library(_client, "deadline")
+    info_check_hours: float = _library(_sync, "info_check_every", _hours)
+    full: bool = _library(_sync, "full")
+    deals: int = _library(_build, "deals")
+    seed: int = _library(_build, "seed")
 
 
 _SECTIONS = {

@@ -34,7 +34,7 @@ from .describe import describe
 from .diagrams import HandView, hands
 from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
 from .html import highlight, render
-from .nginx import render_snippet
+from serving.nginx import render_snippet
 from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
@@ -61,6 +61,8 @@ STATUS_TEXT = {
 
 @dataclass(frozen=True)
 class BuildSettings:
+    """The defaults here are the only ones: the CLI's configuration and help read them."""
+
     out: Path
     deals: int = 10
     seed: int = 0

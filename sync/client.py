@@ -36,6 +36,8 @@ RETRYABLE_HTTP = frozenset({429, 500, 502, 503, 504})
 
 @dataclass(frozen=True)
 class ClientSettings:
+    """The defaults here are the only ones: the CLI's configuration and help read them."""
+
     api_url: str
     contact: str = ""
     #: Seconds for one request (connect and read), never more than what is left of the deadline.

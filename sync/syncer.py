@@ -40,6 +40,8 @@ LOG_TYPES_THAT_MOVE_PAGES = frozenset({"delete", "move", "import", "merge", "upl
 
 @dataclass(frozen=True)
 class SyncSettings:
+    """The defaults here are the only ones: the CLI's configuration and help read them."""
+
     template: str = "Convenzione"
     parameter: str = "shape_constraints"
     category: str | None = None

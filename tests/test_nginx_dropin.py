@@ -22,8 +22,8 @@ import pytest
 import requests
 
 import mirror_fixture as mf
-from site_builder import nginx as dropin
-from site_builder.serve import make_server
+from serving import nginx as dropin
+from serving.http_server import make_server
 
 pytestmark = pytest.mark.slow
 
@@ -254,10 +254,19 @@ def test_snippet_refuses_unusable_paths() -> None:
         dropin.render_snippet("/srv/mirror", validate_upstream="127.0.0.1:8080")
 
 
-def test_nothing_went_wrong_in_nginx(server: Nginx) -> None:
-    """Runs after the module's requests: a missing page is an answer, not a logged error,
-    and no request made nginx see an unsafe URI or fail otherwise."""
-    requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "title": "Non esiste"}, timeout=10)
-    requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "pageid": "999"}, timeout=10)
-    problems = [line for line in server.error_log().splitlines() if any(f"[{level}]" in line for level in ("error", "crit", "alert", "emerg"))]
-    assert problems == []
+def test_nothing_went_wrong_in_nginx(tmp_path: Path, mirror: Path) -> None:
+    """A missing page is an answer, not a logged error, and no request makes nginx see an
+    unsafe URI or fail otherwise. Its own nginx, and every request of the module's other
+    tests made here, so the log it reads does not depend on which tests ran before."""
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror))
+    try:
+        assert [problem for case in mf.api_cases() for problem in mf.check_case(running.url, mirror, case)] == []
+        assert mf.check_client_titles(running.url, mirror) == []
+        for params in ({"title": "Non esiste"}, {"pageid": "999"}, {"title": "Etichette ostili"}):
+            requests.get(running.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", **params}, timeout=10)
+        for path in ("/", "/report/", "/api/list.json", "/nope.html", "/__bridgeshape/title/Splinter.json"):
+            requests.get(running.url + path, timeout=10)
+        problems = [line for line in running.error_log().splitlines() if any(f"[{level}]" in line for level in ("error", "crit", "alert", "emerg"))]
+        assert problems == []
+    finally:
+        stop_nginx(running.process)

@@ -24,8 +24,8 @@ import dsl
 import mirror_fixture as mf
 from bridgeshape_mirror.commands import serve as serve_command
 from bridgeshape_mirror.exit_codes import ExitCode
-from site_builder import serve
-from site_builder.serve import MirrorServer, make_server
+from serving import http_server as serve
+from serving.http_server import MirrorServer, make_server
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import logging
 from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from store.lock import RunLock
-
 from ..config import Config, load
 from ..exit_codes import ExitCode
-from ..logs import setup_logging
-from .common import EXPECTED_ERRORS, exit_code_for
+from .common import HelpWithDefaults, run_locked
 
 if TYPE_CHECKING:
     from site_builder.build import BuildReport
-
-log = logging.getLogger("bridgeshape_mirror")
 
 
 def _non_negative(text: str) -> int:
@@ -31,12 +25,12 @@ def _non_negative(text: str) -> int:
 def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> None:
     if standalone:
         parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
-        parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default state/bridgeshape.sqlite)")
+        parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default {state})")
         parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
         parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output")
-    parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default output)")
-    parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default 10)")
-    parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default 0)")
+    parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default {out})")
+    parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
+    parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
 
 
 def build_with(config: Config) -> BuildReport:
@@ -51,19 +45,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "build",
         help="render the state store into the mirror and publish it atomically",
         description="Render the mirror (API files, deals, report, site) and swap it into place in one rename.",
+        formatter_class=HelpWithDefaults,
     )
     add_build_arguments(parser, standalone=True)
     parser.set_defaults(handler=run)
 
 
+def build_config(args: argparse.Namespace) -> Config:
+    return load(args.config, {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed})
+
+
 def run(args: argparse.Namespace) -> ExitCode:
-    setup_logging(args.verbose - args.quiet)
-    try:
-        config = load(args.config, {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed})
-        with RunLock(config.state):
-            report = build_with(config)
-    except EXPECTED_ERRORS as exc:
-        log.error("build failed, the published mirror is unchanged: %s", exc)
-        return exit_code_for(exc)
-    log.info(report.summary())
-    return ExitCode.OK
+    return run_locked(args, build_config, build_with, "build failed, the published mirror is unchanged")

@@ -1,15 +1,25 @@
-"""What the subcommands share: reading a DSL argument, and turning library errors into exit statuses."""
+"""What the subcommands share: reading a DSL argument, help texts that name the defaults,
+the skeleton of a run that holds the lock, and turning library errors into exit statuses."""
 
 from __future__ import annotations
 
+import argparse
+import logging
 import sys
+from collections.abc import Callable
+from functools import cache
+from typing import Protocol
 
 from site_builder.publish import PublishError
 from store.errors import LockHeld, StateError
+from store.lock import RunLock
 from sync.errors import BadSource, DumpError, WikiApiError, WikiGarbage, WikiUnavailable
 
-from ..config import ConfigError
+from ..config import Config, ConfigError
 from ..exit_codes import ExitCode
+from ..logs import setup_logging
+
+log = logging.getLogger("bridgeshape_mirror")
 
 #: Library errors a run can end with, and what cron is told for each (first match wins).
 EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode], ...] = (
@@ -32,6 +42,50 @@ def exit_code_for(exc: Exception) -> ExitCode:
         if isinstance(exc, kinds):
             return code
     return ExitCode.INTERNAL
+
+
+class Report(Protocol):
+    def summary(self) -> str: ...
+
+
+def run_locked(
+    args: argparse.Namespace,
+    configure: Callable[[argparse.Namespace], Config],
+    work: Callable[[Config], Report | ExitCode],
+    failure: str,
+) -> ExitCode:
+    """A run of sync, build or update: logging as -q/-v say, the configuration, `work` under
+    the state store's lock, then its report's summary logged and 0. An expected library
+    error is logged after `failure` (what it means for the user) and gives its exit status;
+    `work` may also end the run with a status of its own. Anything else is a bug: cli.main
+    reports it."""
+    setup_logging(args.verbose - args.quiet)
+    try:
+        config = configure(args)
+        with RunLock(config.state):
+            outcome = work(config)
+    except EXPECTED_ERRORS as exc:
+        log.error("%s: %s", failure, exc)
+        return exit_code_for(exc)
+    if isinstance(outcome, ExitCode):
+        return outcome
+    log.info(outcome.summary())
+    return ExitCode.OK
+
+
+@cache
+def _defaults() -> dict[str, object]:
+    return vars(Config())
+
+
+class HelpWithDefaults(argparse.HelpFormatter):
+    """Fills `{name}` in a help text with Config's default for `name` (format spec allowed:
+    `{timeout:g}`). Only when help is shown: most defaults are the library's, whose modules
+    are slow to import (see config._library)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        return text.format_map(_defaults()) if text and "{" in text else text
 
 
 def read_dsl_argument(value: str) -> str:

@@ -12,6 +12,8 @@ import logging
 import os
 from pathlib import Path
 
+from serving import DEFAULT_HOST, DEFAULT_PORT
+
 from ..config import ConfigError, load
 from ..exit_codes import ExitCode
 from ..logs import setup_logging
@@ -26,20 +28,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Serve the mirror folder over HTTP with the extension's api.php routes "
             "(get, list, listall from the files; validate live) and GET /health. "
-            "Listens on $PORT (default 8080); stops cleanly on SIGTERM or SIGINT."
+            f"Listens on $PORT (default {DEFAULT_PORT}); stops cleanly on SIGTERM or SIGINT."
         ),
     )
     parser.add_argument("--out", metavar="DIR", help="the mirror folder (default: the configuration's, else output)")
     parser.add_argument("--config", metavar="FILE", help="a TOML configuration file ([build] out)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, metavar="N", help="port (default $PORT, else 8080)")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, metavar="N", help=f"port (default $PORT, else {DEFAULT_PORT})")
     parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output, one line per request")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from site_builder import serve  # the DSL parser comes with it: only when serving
+    from serving import http_server  # the DSL parser comes with it: only when serving
 
     setup_logging(args.verbose - args.quiet)
     try:
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         log.error("%s", exc)
         return ExitCode.USAGE
     try:
-        port = args.port if args.port is not None else serve.port_from_environment()
+        port = args.port if args.port is not None else http_server.port_from_environment()
     except ValueError:
         log.error("PORT=%r is not a port number", os.environ.get("PORT"))
         return ExitCode.USAGE
@@ -56,11 +58,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     if not (out / "api").is_dir():
         log.warning("%s has no api/ folder (not built yet?): serving it anyway", out)
     try:
-        server = serve.make_server(out, args.host, port)
+        server = http_server.make_server(out, args.host, port)
     except OSError as exc:
         log.error("cannot listen on %s:%s: %s", args.host, port, exc)
         return ExitCode.USAGE
     log.info("serving %s on %s (api: %s/api.php)", out, server.url, server.url)
-    serve.serve_until_signal(server)
+    http_server.serve_until_signal(server)
     log.info("stopped")
     return ExitCode.OK

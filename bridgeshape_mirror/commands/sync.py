@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import logging
 from datetime import timedelta
 from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from store.lock import RunLock
-
 from ..config import Config, load
 from ..exit_codes import ExitCode
-from ..logs import Progress, setup_logging
-from .common import EXPECTED_ERRORS, exit_code_for
+from ..logs import Progress
+from .common import HelpWithDefaults, run_locked
 
 if TYPE_CHECKING:
     from sync.report import SyncReport
-
-log = logging.getLogger("bridgeshape_mirror")
 
 DEFAULT_DUMP = Path(__file__).resolve().parents[2] / "examples" / "sample-wiki.xml"
 
@@ -29,20 +24,20 @@ def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--api", metavar="URL", help="the wiki's api.php URL")
     source.add_argument("--dump", metavar="FILE", help="a MediaWiki XML export instead of a live wiki (default: the bundled sample)")
     parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
-    parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default state/bridgeshape.sqlite)")
-    parser.add_argument("--template", metavar="NAME", help="the convention template (default Convenzione)")
-    parser.add_argument("--parameter", metavar="NAME", help="its parameter (default shape_constraints)")
+    parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default {state})")
+    parser.add_argument("--template", metavar="NAME", help="the convention template (default {template})")
+    parser.add_argument("--parameter", metavar="NAME", help="its parameter (default {parameter})")
     parser.add_argument("--category", metavar="NAME", help="only pages in this category")
     parser.add_argument("--contact", metavar="TEXT", help="contact for the User-Agent (an email or URL)")
     parser.add_argument("--full", action="store_true", default=None, help="a full sync instead of an incremental one")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default 30)")
-    parser.add_argument("--deadline", type=float, metavar="SECONDS", help="for the whole sync (default 600)")
-    parser.add_argument("--max-retries", type=int, metavar="N", help="retries per request (default 4)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default {timeout:g})")
+    parser.add_argument("--deadline", type=float, metavar="SECONDS", help="for the whole sync (default {deadline:g})")
+    parser.add_argument("--max-retries", type=int, metavar="N", help="retries per request (default {max_retries})")
     parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output")
 
 
-def config_from_args(args: argparse.Namespace, extra: dict[str, object] | None = None) -> Config:
+def sync_config(args: argparse.Namespace, extra: dict[str, object] | None = None) -> Config:
     overrides = {
         "api": args.api,
         "dump": args.dump,
@@ -68,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sync",
         help="bring the state store up to date with the wiki (or an XML export)",
         description="Pull convention pages into the state store: incremental after the first run.",
+        formatter_class=HelpWithDefaults,
     )
     add_sync_arguments(parser)
     parser.set_defaults(handler=run)
@@ -106,13 +102,4 @@ def sync_with(config: Config) -> SyncReport:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    setup_logging(args.verbose - args.quiet)
-    try:
-        config = config_from_args(args)
-        with RunLock(config.state):
-            report = sync_with(config)
-    except EXPECTED_ERRORS as exc:
-        log.error("sync failed, state kept as it was: %s", exc)
-        return exit_code_for(exc)
-    log.info(report.summary())
-    return ExitCode.OK
+    return run_locked(args, sync_config, sync_with, "sync failed, state kept as it was")

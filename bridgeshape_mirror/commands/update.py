@@ -10,15 +10,19 @@ from __future__ import annotations
 import argparse
 import logging
 
+from typing import TYPE_CHECKING
+
 from store.errors import StoreError
-from store.lock import RunLock
 from sync.errors import SyncError
 
+from ..config import Config
 from ..exit_codes import ExitCode
-from ..logs import setup_logging
 from .build import add_build_arguments, build_with
-from .common import EXPECTED_ERRORS, exit_code_for
-from .sync import add_sync_arguments, config_from_args, sync_with
+from .common import HelpWithDefaults, exit_code_for, run_locked
+from .sync import add_sync_arguments, sync_config, sync_with
+
+if TYPE_CHECKING:
+    from site_builder.build import BuildReport
 
 log = logging.getLogger("bridgeshape_mirror")
 
@@ -28,26 +32,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "update",
         help="sync, then build and publish: what cron runs",
         description="Sync the state store with the wiki (or an export), then build and publish the mirror.",
+        formatter_class=HelpWithDefaults,
     )
     add_sync_arguments(parser)
     add_build_arguments(parser, standalone=False)
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> ExitCode:
-    setup_logging(args.verbose - args.quiet)
+def update_config(args: argparse.Namespace) -> Config:
+    return sync_config(args, {"out": args.out, "deals": args.deals, "seed": args.seed})
+
+
+def sync_then_build(config: Config) -> BuildReport | ExitCode:
+    """A failed sync ends the run before the build, with its own message: the mirror stays
+    as it was. Errors of the lock, the configuration and the build reach run_locked."""
     try:
-        config = config_from_args(args, {"out": args.out, "deals": args.deals, "seed": args.seed})
-        with RunLock(config.state):
-            try:
-                sync_report = sync_with(config)
-            except (SyncError, StoreError) as exc:
-                log.error("sync failed; state and mirror kept as they were: %s", exc)
-                return exit_code_for(exc)
-            log.info(sync_report.summary())
-            build_report = build_with(config)
-    except EXPECTED_ERRORS as exc:  # the lock, the configuration, the build
-        log.error("update failed, the published mirror is unchanged: %s", exc)
+        sync_report = sync_with(config)
+    except (SyncError, StoreError) as exc:
+        log.error("sync failed; state and mirror kept as they were: %s", exc)
         return exit_code_for(exc)
-    log.info(build_report.summary())
-    return ExitCode.OK
+    log.info(sync_report.summary())
+    return build_with(config)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    return run_locked(args, update_config, sync_then_build, "update failed, the published mirror is unchanged")

@@ -1,0 +1,100 @@
+"""`api.php` answered over one mirror folder (SEMANTICS 4 is the layout it reads): get,
+list and listall from the mirror's files, byte for byte, and `validate` answered live with
+`dsl.validate_document(dsl.parse(dsl_value.strip(" \\t\\r\\n")))`.
+
+Errors are MediaWiki's (HTTP 200, `{"error": {"code", "info"}}`, a `MediaWiki-API-Error`
+header), from the catalogue in `api_rules` that the nginx drop-in is generated from too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import unquote_plus
+
+import dsl
+
+from . import api_rules as rules
+from .api_rules import JSON_TYPE, ApiError, json_bytes
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    content_type: str
+    body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def _error(error: ApiError, value: str | None = None) -> Response:
+    return Response(200, JSON_TYPE, json_bytes(error.document(value)), (("MediaWiki-API-Error", error.code),))
+
+
+def _file(path: bytes) -> Response | None:
+    try:
+        with open(path, "rb") as handle:
+            return Response(200, JSON_TYPE, handle.read())
+    except OSError:  # not found, a folder, a name too long...: no such page
+        return None
+
+
+class Api:
+    """The `api.php` answers over one mirror folder; `live` adds `validate`."""
+
+    def __init__(self, root: str | os.PathLike[str], *, live: bool = True):
+        self.root = os.fsencode(os.fspath(root))
+        self.live = live
+
+    def answer(self, query: str) -> Response:
+        args = rules.raw_args(query)
+        action = args.get("action", "")
+        if action == "":
+            return _error(rules.MISSING_ACTION)
+        if action != "bridgeshape":
+            return _error(rules.BAD_ACTION, action)
+        shapeaction = args.get("shapeaction", "")
+        if shapeaction == "":
+            return _error(rules.MISSING_SHAPEACTION)
+        if shapeaction == "list":
+            return self._list("list.json")
+        if shapeaction == "listall":
+            return self._list("listall.json")
+        if shapeaction == "get":
+            return self._get(args)
+        if shapeaction == "validate":
+            return self._validate(args)
+        return _error(rules.BAD_SHAPEACTION, shapeaction)
+
+    def _list(self, name: str) -> Response:
+        found = _file(self.root + b"/api/" + name.encode())
+        if found is None:
+            return Response(404, "text/plain; charset=utf-8", b"the mirror has no " + name.encode() + b" (not built yet?)\n")
+        return found
+
+    def _get(self, args: dict[str, str]) -> Response:
+        title = args.get("title", "")
+        pageid = args.get("pageid", "")
+        if title and pageid:
+            return _error(rules.TITLE_AND_PAGEID)
+        if pageid:
+            rule = rules.read_pageid(pageid)
+            if rule.number is not None:
+                found = _file(self.root + b"/api/get/pageid/" + rule.number.encode("ascii") + b".json")
+                return found or _error(rules.NO_SUCH_PAGEID, rule.number)
+            if rule.missing is not None:
+                return _error(rules.NO_SUCH_PAGEID, rule.missing)
+            return _error(rules.BAD_PAGEID, pageid)
+        if title:
+            name = rules.title_file_name(title)
+            if name is None:
+                return _error(rules.INVALID_TITLE, title)
+            return _file(self.root + b"/api/get/title/" + name + b".json") or _error(rules.MISSING_TITLE)
+        return _error(rules.MISSING_TITLE_OR_PAGEID)
+
+    def _validate(self, args: dict[str, str]) -> Response:
+        if not self.live:
+            return _error(rules.VALIDATE_NEEDS_SERVICE)
+        if "dsl" not in args:
+            return _error(rules.MISSING_DSL)
+        raw = unquote_plus(args["dsl"], encoding="utf-8", errors="replace").strip(" \t\r\n")
+        return Response(200, JSON_TYPE, json_bytes(dsl.validate_document(dsl.parse(raw))))

@@ -1,0 +1,155 @@
+"""The BridgeShape API's rules, as both servers apply them: MediaWiki's error catalogue,
+how a query string's parameters are read, and which titles and page ids are good.
+
+The nginx drop-in (`serving.nginx`) embeds the regular expressions below in the generated
+configuration, so they stay plain PCRE-compatible syntax, and they are applied to the raw
+(still percent-encoded) value exactly as nginx sees it.
+
+Parameter reading follows nginx's `$arg_NAME`, so that both servers give the same answers:
+the first occurrence of a parameter counts, names match case-insensitively, an empty value
+counts as absent; a title is then decoded like nginx does (`+` and `%20` become `_`, the
+rest is percent-decoded to the UTF-8 bytes of the file name).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote_to_bytes
+
+#: Paths that answer like the wiki's api.php (a wiki lives at /api.php or /w/api.php).
+API_PATHS = ("/api.php", "/w/api.php")
+JSON_TYPE = "application/json; charset=utf-8"
+
+#: A raw parameter value that may be echoed in an error's info (JSON-safe, URL-safe).
+ECHO_SAFE_RE = r"^[A-Za-z0-9_.-]{1,64}$"
+#: A raw title with a character MediaWiki forbids (`# < > [ ] | { }`), raw or encoded, or
+#: an encoded control character. Case-insensitive.
+TITLE_FORBIDDEN_RE = r"[#<>\[\]|{}]|%(2[3]|3[CE]|5[BD]|7[BCDF]|[01][0-9A-F])"
+#: An encoded `%` followed by two hex digits: the title would contain `%XX`, which
+#: MediaWiki refuses. Case-insensitive.
+TITLE_PERCENT_RE = r"%25[0-9A-F]{2}"
+#: What spells a space in a raw query value: `+` or `%20`; the file names use `_`.
+SPACE_TOKEN_RE = r"\+|%20"
+#: Longer than 765 raw characters: more than 255 bytes however it is encoded, too long
+#: for a MediaWiki title.
+TITLE_TOO_LONG_RE = r"^.{766}"
+#: After spaces became `_`: a title made of nothing, or a `.`/`..` path segment.
+TITLE_EMPTY_RE = r"^_*$"
+TITLE_DOT_SEGMENT_RE = r"(^|/|%2F)(\.|%2E){1,2}(/|%2F|$)"
+#: A page id: digits (leading zeros ignored), or a negative number (never a page).
+PAGEID_RE = r"^0*([0-9]+)$"
+PAGEID_NEGATIVE_RE = r"^-0*([1-9][0-9]*)$"
+PAGEID_NEGATIVE_ZERO_RE = r"^-0+$"
+
+_ECHO_SAFE = re.compile(ECHO_SAFE_RE)
+_TITLE_FORBIDDEN = re.compile(TITLE_FORBIDDEN_RE, re.IGNORECASE)
+_TITLE_PERCENT = re.compile(TITLE_PERCENT_RE, re.IGNORECASE)
+_TITLE_TOO_LONG = re.compile(TITLE_TOO_LONG_RE, re.DOTALL)
+_SPACE_TOKEN = re.compile(SPACE_TOKEN_RE)
+_TITLE_EMPTY = re.compile(TITLE_EMPTY_RE)
+_TITLE_DOT_SEGMENT = re.compile(TITLE_DOT_SEGMENT_RE, re.IGNORECASE)
+_PAGEID = re.compile(PAGEID_RE)
+_PAGEID_NEGATIVE = re.compile(PAGEID_NEGATIVE_RE)
+_PAGEID_NEGATIVE_ZERO = re.compile(PAGEID_NEGATIVE_ZERO_RE)
+
+
+@dataclass(frozen=True)
+class ApiError:
+    """One MediaWiki-style error. `info` may hold one `{value}` (a parameter value, echoed
+    only when it is ECHO_SAFE) or `{id}` (a page id); `info_without_value` is used otherwise."""
+
+    code: str
+    info: str
+    info_without_value: str | None = None
+
+    def document(self, value: str | None = None) -> dict[str, dict[str, str]]:
+        if "{value}" in self.info:
+            if value is not None and _ECHO_SAFE.match(value):
+                info = self.info.replace("{value}", value)
+            else:
+                info = self.info_without_value or self.info
+        elif "{id}" in self.info:
+            info = self.info.replace("{id}", value or "")
+        else:
+            info = self.info
+        return {"error": {"code": self.code, "info": info}}
+
+
+# Codes and wordings are MediaWiki's own (api i18n, checked against MediaWiki 1.39).
+MISSING_ACTION = ApiError("missingparam", 'The "action" parameter must be set.')
+BAD_ACTION = ApiError(
+    "badvalue", 'Unrecognized value for parameter "action": {value}.', 'Unrecognized value for parameter "action".'
+)
+MISSING_SHAPEACTION = ApiError("missingparam", 'The "shapeaction" parameter must be set.')
+BAD_SHAPEACTION = ApiError(
+    "badvalue",
+    'Unrecognized value for parameter "shapeaction": {value}.',
+    'Unrecognized value for parameter "shapeaction".',
+)
+MISSING_TITLE_OR_PAGEID = ApiError("missingparam", 'One of the parameters "title" and "pageid" is required.')
+TITLE_AND_PAGEID = ApiError("invalidparammix", 'The parameters "title" and "pageid" can not be used together.')
+BAD_PAGEID = ApiError(
+    "badinteger",
+    'Invalid value "{value}" for integer parameter "pageid".',
+    'Invalid value for integer parameter "pageid".',
+)
+NO_SUCH_PAGEID = ApiError("nosuchpageid", "There is no page with ID {id}.")
+MISSING_TITLE = ApiError("missingtitle", "The page you specified doesn't exist.")
+INVALID_TITLE = ApiError("invalidtitle", 'Bad title "{value}".', "Bad title.")
+MISSING_DSL = ApiError("missingparam", 'The "dsl" parameter must be set.')
+#: The static mirror (nginx) cannot validate; `serve` can.
+VALIDATE_NEEDS_SERVICE = ApiError(
+    "moduledisabled",
+    'The "validate" action needs the live service ("bridgeshape-mirror serve"); '
+    "this static mirror answers get, list and listall only.",
+)
+
+
+def json_bytes(document: object) -> bytes:
+    """Compact UTF-8 JSON, as MediaWiki's API prints it."""
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def raw_args(query: str) -> dict[str, str]:
+    """name (lower-cased, still raw) -> raw value of its first occurrence."""
+    args: dict[str, str] = {}
+    for part in query.split("&"):
+        if not part:
+            continue
+        name, _, value = part.partition("=")
+        args.setdefault(name.lower(), value)
+    return args
+
+
+def title_file_name(raw_title: str) -> bytes | None:
+    """The file name (bytes, below api/get/title/, without `.json`) for a raw title value, or
+    None when MediaWiki would call the title bad."""
+    if _TITLE_FORBIDDEN.search(raw_title) or _TITLE_PERCENT.search(raw_title) or _TITLE_TOO_LONG.search(raw_title):
+        return None
+    spaced = _SPACE_TOKEN.sub("_", raw_title)
+    if _TITLE_EMPTY.search(spaced) or _TITLE_DOT_SEGMENT.search(spaced):
+        return None
+    return unquote_to_bytes(spaced)
+
+
+@dataclass(frozen=True)
+class PageIdRule:
+    """What a raw, non-empty `pageid` value means: a page to look for (`number`), a page that
+    cannot exist (`missing`, the id MediaWiki names), or a value that is no integer."""
+
+    number: str | None = None
+    missing: str | None = None
+
+
+def read_pageid(raw_pageid: str) -> PageIdRule:
+    match = _PAGEID.match(raw_pageid)
+    if match:
+        return PageIdRule(number=match.group(1))
+    match = _PAGEID_NEGATIVE.match(raw_pageid)
+    if match:
+        return PageIdRule(missing="-" + match.group(1))
+    if _PAGEID_NEGATIVE_ZERO.match(raw_pageid):
+        return PageIdRule(missing="0")
+    return PageIdRule()

@@ -1,0 +1,162 @@
+"""The preview server behind `bridgeshape-mirror serve`: the mirror over HTTP.
+
+- `GET /health`: 200 `{"status": "ok"}`.
+- `GET /api.php?...` (also under `/w/api.php`): `api_answers.Api`, with `validate` live.
+- Anything else: a static file of the mirror (`static_files`).
+
+Every response leaves in one write; the server stops cleanly on SIGTERM or SIGINT
+(`serve_until_signal`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from . import DEFAULT_HOST, DEFAULT_PORT
+from .api_answers import Api, Response
+from .api_rules import API_PATHS, JSON_TYPE
+from .static_files import content_type, resolve_static
+
+log = logging.getLogger("bridgeshape_mirror.serve")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "bridgeshape-mirror"
+    #: An idle keep-alive connection is dropped after this many seconds.
+    timeout = 30
+    #: Every response leaves in one write (see _send); TCP_NODELAY keeps Nagle from holding
+    #: a keep-alive response back for the client's delayed ACK (40 ms each otherwise).
+    disable_nagle_algorithm = True
+    server: "MirrorServer"
+
+    def version_string(self) -> str:
+        return self.server_version
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s", self.address_string(), format % args)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._handle(head=False)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._handle(head=True)
+
+    def _handle(self, head: bool) -> None:
+        try:
+            parts = urlsplit(self.path)
+        except ValueError:
+            self._send(Response(400, "text/plain; charset=utf-8", b"bad request\n"), head)
+            return
+        path = parts.path or "/"
+        if path == "/health":
+            self._send(Response(200, JSON_TYPE, b'{"status":"ok"}'), head)
+        elif path in API_PATHS:
+            self._send(self.server.api.answer(parts.query), head)
+        else:
+            self._static(path, head)
+
+    def _static(self, path: str, head: bool) -> None:
+        result = resolve_static(self.server.root, path)
+        if result.redirect:
+            self._send(Response(301, "text/plain; charset=utf-8", b"", (("Location", result.redirect),)), head)
+            return
+        if result.file is None:
+            message = b"bad request\n" if result.status == 400 else b"not found\n"
+            self._send(Response(result.status, "text/plain; charset=utf-8", message), head)
+            return
+        try:
+            body = result.file.read_bytes()
+        except OSError:
+            self._send(Response(404, "text/plain; charset=utf-8", b"not found\n"), head)
+            return
+        self._send(Response(200, content_type(result.file), body), head)
+
+    def _send(self, response: Response, head: bool) -> None:
+        """The whole response in one write (status line, headers, body): one syscall, one
+        TCP segment for small answers."""
+        self.log_request(response.status)
+        phrase = HTTPStatus(response.status).phrase if response.status in _STATUSES else ""
+        lines = [
+            f"{self.protocol_version} {response.status} {phrase}",
+            f"Server: {self.version_string()}",
+            f"Date: {self.date_time_string()}",
+            f"Content-Type: {response.content_type}",
+            f"Content-Length: {len(response.body)}",
+            "X-Content-Type-Options: nosniff",
+            *(f"{name}: {value}" for name, value in response.headers),
+        ]
+        if self.close_connection:
+            lines.append("Connection: close")
+        head_bytes = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", errors="replace")
+        self.wfile.write(head_bytes if head else head_bytes + response.body)
+
+
+_STATUSES = {status.value for status in HTTPStatus}
+
+
+class MirrorServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, root: str | os.PathLike[str], address: tuple[str, int]):
+        self.root = os.fspath(root)
+        self.api = Api(self.root, live=True)
+        super().__init__(address, Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}"
+
+
+def make_server(root: str | os.PathLike[str], host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> MirrorServer:
+    """A bound server (port 0: any free port; see `.url`); call serve_forever() to run it."""
+    return MirrorServer(root, (host, port))
+
+
+def port_from_environment(environ: dict[str, str] | None = None) -> int:
+    """$PORT, default 8080. Raises ValueError for anything that is not a port number."""
+    value = (environ if environ is not None else os.environ).get("PORT", "").strip()
+    if not value:
+        return DEFAULT_PORT
+    try:
+        port = int(value)
+    except ValueError:
+        raise ValueError(f"PORT={value} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise ValueError(f"PORT={value} is not a port number")
+    return port
+
+
+def serve_until_signal(server: MirrorServer) -> None:
+    """Serve until SIGTERM or SIGINT, then stop accepting, close and return."""
+    stop = threading.Event()
+    previous = {}
+
+    def on_signal(signum: int, frame: object) -> None:
+        log.info("signal %s: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous[signum] = signal.signal(signum, on_signal)
+    worker = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="serve", daemon=True)
+    worker.start()
+    try:
+        while not stop.wait(0.5):
+            if not worker.is_alive():
+                break
+    finally:
+        server.shutdown()
+        server.server_close()
+        worker.join(timeout=5)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

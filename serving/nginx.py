@@ -1,0 +1,182 @@
+"""The nginx drop-in: the extension's `api.php` URLs answered from the mirror's files.
+
+`render_snippet(mirror)` returns a set of `location` blocks to `include` inside a
+`server {}`; the server's own `root`/`location /` keeps serving everything else (point it
+at the mirror and the static files fall through as they are). Client programs switch from
+the wiki to the mirror by changing only the host:
+
+    GET /api.php?action=bridgeshape&shapeaction=get&title=T&format=json   api/get/title/T.json
+    GET /api.php?action=bridgeshape&shapeaction=get&pageid=N&format=json  api/get/pageid/N.json
+    GET /api.php?action=bridgeshape&shapeaction=list&format=json          api/list.json
+    GET /api.php?action=bridgeshape&shapeaction=listall&format=json       api/listall.json
+
+Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
+HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,
+with the very documents `bridgeshape-mirror serve` gives (the table and the regular
+expressions are `serving.api_rules`'). `validate` cannot be static: it answers
+`moduledisabled`, or is proxied to a running `serve` when `validate_upstream` is given.
+
+The configuration itself is `templates/nginx.conf.j2`; this module checks the inputs and
+supplies what a template cannot say plainly (nginx string literals, error documents with
+nginx variables in them, the replacement cascades).
+
+Stock Debian nginx (`nginx-light` is enough: rewrite, SSI, proxy are core modules).
+
+How a title finds its file (the choice, and why)
+-------------------------------------------------
+nginx gives `$arg_title` raw: percent-encoded, with `+` or `%20` for spaces. It never
+decodes a query value itself, and (tested on 1.22) `rewrite ... last` does *not*
+percent-decode the new URI either. What does decode is a *subrequest from an SSI
+`include virtual`*: nginx runs its URI through `ngx_http_parse_unsafe_uri`, which
+percent-decodes it and refuses `..` segments and NUL bytes. So:
+
+1. in the rewrite phase, `+` and `%20` become `_` (the file names' spaces); a raw `?`, `$`,
+   `"` or `\\` is re-encoded (`?` would cut the subrequest URI, the others would be read as
+   SSI syntax). nginx has no global substitution, so each of these is a cascade of
+   `if`/`set` steps that replace 32 occurrences seven times, then 16, 8, 4, 2, 1: any count
+   up to 255, the most a 255-byte MediaWiki title can hold;
+2. titles MediaWiki calls bad (`# < > [ ] | { }`, control characters, `%XX`, `.`/`..`
+   segments, nothing but spaces, over 765 raw characters) answer `invalidtitle` before
+   any file is touched;
+3. a tiny SSI body (`return 200` with `ssi on`) includes
+   `/__bridgeshape/title/<value>.json`, an internal `alias` of `api/get/title/`; nginx
+   decodes it to the UTF-8 file name, subpage `/` included. A missing file outputs the
+   SSI `stub`: the `missingtitle` document. The mirror's files pass through untouched
+   (SSI is off in the location that reads them, so a DSL holding `<!--# ... -->` is data).
+
+The rejected alternatives: a generated `map` from every client spelling of every title to
+its file (3^spaces spellings times the per-character encodings, and nginx must be reloaded
+after every build); a redirect to the static path (clients would have to follow it, and
+the answer would no longer be the extension's); a loopback `proxy_pass` to nginx itself
+(depends on how the server listens, doubles the connections).
+
+Known differences from a live MediaWiki: the first of repeated parameters counts (PHP
+takes the last); parameter names match case-insensitively; the title must be sent exactly
+(no first-letter case folding, no trimming); a missing title has no `MediaWiki-API-Error`
+header (headers are out before the SSI include knows; the body is right).
+
+The mirror's folder is usually a symlink the build flips: pass that path (it is not
+resolved here) and nginx follows it on every request (do not enable `open_file_cache` for
+these locations). Before the first build list/listall answer nginx's plain 404.
+
+Use: the build writes the snippet for its output folder into the mirror
+(`nginx/bridgeshape-api.conf`); `include` it in the site's `server {}`. The snippet does
+not change between builds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+
+import jinja2
+
+from . import api_rules
+from .api_rules import ApiError, json_bytes
+
+#: Raw characters of a title value to re-encode before the SSI include, with the
+#: expression of the run of characters between two of them.
+_ESCAPES = (
+    (r"\?", r"[^?]*", "%3F"),
+    (r"\$", r"[^$]*", "%24"),
+    ('"', r'[^"]*', "%22"),
+    (r"\\", r"[^\\]*", "%5C"),
+)
+_SPACE_SEGMENT = r"(?:[^+%]|%(?!20))*"
+#: How many occurrences each step replaces: seven 32s, then a binary countdown, so any
+#: count up to 255 is replaced (nginx caps one parameter at 4 KB: no 128-wide regex).
+_CASCADE_STEPS = (32,) * 7 + (16, 8, 4, 2, 1)
+
+
+def quote(value: str) -> str:
+    """An nginx string literal. `$` keeps its meaning (a variable): callers put none by accident."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _plain_path(path: str | os.PathLike[str]) -> str:
+    text = os.fspath(path)
+    if "$" in text or "\n" in text or "\x00" in text:
+        raise ValueError(f"unusable path for an nginx configuration: {text!r}")
+    return text
+
+
+def _json(document: object) -> str:
+    return json_bytes(document).decode("utf-8")
+
+
+def _error_body(error: ApiError, variable: str | None = None) -> str:
+    """The JSON of `error`, as an nginx string; `variable` (a name) fills `{value}`/`{id}`."""
+    placeholder = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
+    body = _json(error.document(placeholder if variable else None))
+    if (placeholder in body) != bool(variable):
+        raise AssertionError(f"{error.code}: the placeholder and the variable disagree")
+    if "$" in body:
+        raise ValueError(f"a '$' in the error text of {error.code}")
+    literal = quote(body)
+    return literal.replace(placeholder, "${" + variable + "}") if variable else literal
+
+
+def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, str]]:
+    """(regex, value) of the `if` steps that replace every `token` of a variable by
+    `replacement` (up to 255 of them)."""
+    for count in _CASCADE_STEPS:
+        # Short capture names: long ones overflow nginx's default variables_hash_bucket_size
+        # (a warning at every reload, and the http{} level is not the snippet's to tune).
+        names = [f"bs_c{i}" for i in range(count + 1)]
+        regex = "^" + "".join(f"(?<{n}>{segment})(?:{token})" for n in names[:-1]) + f"(?<{names[-1]}>.*)$"
+        yield regex, replacement.join("${" + n + "}" for n in names)
+
+
+def _title_replacements() -> Iterator[tuple[str, str]]:
+    """Spaces to `_`, then the characters an SSI include cannot take re-encoded."""
+    yield from _cascade(api_rules.SPACE_TOKEN_RE, _SPACE_SEGMENT, "_")
+    for token, segment, code in _ESCAPES:
+        yield from _cascade(token, segment, code)
+
+
+@cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("serving", "templates"),
+        autoescape=False,  # nginx configuration, not HTML: quote() does its escaping
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["quote"] = quote
+    return env.get_template("nginx.conf.j2")
+
+
+def render_snippet(
+    mirror: str | os.PathLike[str],
+    *,
+    api_paths: Sequence[str] = api_rules.API_PATHS,
+    validate_upstream: str | None = None,
+) -> str:
+    """The `location` blocks for a `server {}` (see the module docstring).
+
+    `mirror`: the published output folder (the symlink the build flips), absolute.
+    `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
+    `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
+    that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
+    """
+    root = _plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/")
+    if validate_upstream is not None:
+        validate_upstream = _plain_path(validate_upstream).rstrip("/")
+        if not validate_upstream.startswith(("http://", "https://")) or any(c in validate_upstream for c in " ;'\"{}"):
+            raise ValueError(f"validate_upstream must be an http(s) URL: {validate_upstream!r}")
+    for path in api_paths:
+        if not path.startswith("/") or any(c in path for c in " ;{}'\"$"):
+            raise ValueError(f"bad api path {path!r}")
+    return _template().render(
+        root=root,
+        api_paths=api_paths,
+        validate_upstream=validate_upstream,
+        rules=api_rules,
+        error_body=_error_body,
+        json=_json,
+        title_replacements=_title_replacements(),
+    )

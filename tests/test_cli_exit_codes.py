@@ -1,0 +1,97 @@
+"""Every exit status of `bridgeshape-mirror` (bridgeshape_mirror/exit_codes.py), each
+reached through the real entry point from a real cause: what cron and scripts read."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dsl
+from bridgeshape_mirror.cli import main
+from bridgeshape_mirror.exit_codes import ExitCode
+from store.lock import RunLock
+from test_cli_sync import EXPORT  # one convention page: a build of it takes a moment
+
+
+def status(*argv: str) -> int:
+    """main's status, argparse's own exits (SystemExit) included."""
+    try:
+        return main(list(argv))
+    except SystemExit as stop:
+        return int(stop.code or 0)
+
+
+@pytest.fixture
+def synced(tmp_path: Path) -> Path:
+    """A state store synced from EXPORT."""
+    export = tmp_path / "export.xml"
+    export.write_text(EXPORT, encoding="utf-8")
+    state = tmp_path / "state.sqlite"
+    assert status("sync", "--dump", str(export), "--state", str(state), "-q") == ExitCode.OK
+    return state
+
+
+def test_every_status_is_tested_here() -> None:
+    """A new status must get its own test below."""
+    assert sorted(ExitCode) == [0, 1, 2, 3, 4, 5, 6, 70]
+
+
+def test_ok(synced: Path, tmp_path: Path) -> None:
+    assert status("build", "--state", str(synced), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.OK == 0
+    assert (tmp_path / "out" / "api" / "list.json").is_file()
+
+
+def test_invalid_dsl() -> None:
+    assert status("validate", "opener H:5+ hcp:40") == ExitCode.INVALID == 1
+
+
+def test_usage_error_from_argparse_and_from_the_configuration(tmp_path: Path) -> None:
+    assert status("build", "--deals", "-1") == ExitCode.USAGE == 2
+    assert status("build", "--config", str(tmp_path / "missing.toml"), "--state", str(tmp_path / "s")) == ExitCode.USAGE
+
+
+def test_locked(synced: Path, tmp_path: Path) -> None:
+    with RunLock(synced):
+        assert status("build", "--state", str(synced), "--out", str(tmp_path / "out"), "-q") == ExitCode.LOCKED == 3
+    assert not (tmp_path / "out").exists()
+
+
+def test_wiki_error(tmp_path: Path) -> None:
+    argv = ("sync", "--api", "http://127.0.0.1:9/api.php", "--state", str(tmp_path / "s"), "--max-retries", "0", "--timeout", "2", "-q")
+    assert status(*argv) == ExitCode.WIKI_ERROR == 4
+
+
+def test_state_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    state = tmp_path / "state.sqlite"
+    state.write_bytes(b"not a SQLite database, whatever it is\n" * 100)
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "-q") == ExitCode.STATE_ERROR == 5
+    assert "cannot open the state store" in caplog.text
+
+
+def test_build_error_when_the_output_cannot_be_published(synced: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    assert status("build", "--state", str(synced), "--out", str(blocker / "out"), "--deals", "1", "-q") == ExitCode.BUILD_ERROR == 6
+    assert "cannot publish to" in caplog.text
+
+
+def test_internal_error_is_a_bug_with_a_trace(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def broken_parse(raw: str) -> None:
+        raise RuntimeError("a bug in the parser")
+
+    monkeypatch.setattr(dsl, "parse", broken_parse)
+    assert status("validate", "opener H:5+") == ExitCode.INTERNAL == 70
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error: RuntimeError('a bug in the parser')" in err
+
+
+def test_the_console_script_passes_the_status_on() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bridgeshape_mirror.cli", "validate", "opener H:5+ hcp:40"], capture_output=True, timeout=60
+    )
+    assert done.returncode == ExitCode.INVALID
+    done = subprocess.run([sys.executable, "-m", "bridgeshape_mirror.cli", "nonsense"], capture_output=True, timeout=60)
+    assert done.returncode == ExitCode.USAGE
