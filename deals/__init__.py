@@ -2,8 +2,7 @@
 
 Modules, smallest first:
 
-- `cards`: Card, Hand, Deal and the numbering (suits S H D C = 0..3, ranks A..2 = 0..12,
-  seats N E S W = 0..3; opener North deals, opp1 East, responder South, opp2 West);
+- `cards`: Card, Hand, Deal (the numbering of suits, ranks and seats is `dsl.deck`'s);
 - `pbn`: PBN deal strings in and out (one at a time or 100,000 at once), PBN 2.1 export;
 - `rules`: a Scenario compiled to integer rules per seat and partnership (SEMANTICS 3);
 - `tables`, `counting`: exact counts of a seat or a partnership (method in `counting`);
@@ -11,7 +10,8 @@ Modules, smallest first:
 - `part_sampler`, `sampler`: the draws; the method and its exactness argument are in
   `sampler`'s docstring;
 - `predicate`: an independent checker of a deal against a Scenario, for tests and callers;
-- `output`: streaming JSON and PBN writers used by `bridgeshape-mirror deals`;
+- `outcome`: a scenario's outcome (`ScenarioDeals`), dealt in one place (`deal_outcome`);
+- `formats`: output formats (JSON, PBN) behind one protocol and a registry;
 - `crossing`: exact counts across partnerships (two seats with HCP rules at most);
   `length_matrices`: exact counts of any scenario through its length matrices, within a
   budget (three or four seats with HCP rules); `cache`: those counts remembered on disk;

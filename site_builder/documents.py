@@ -9,6 +9,8 @@ from typing import Any
 
 import dsl
 from deals.outcome import ScenarioDeals
+from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SEAT_ROLE
+from dsl.model import Role
 from dsl.render import error_json
 
 from .analysis import PageAnalysis, Status
@@ -70,8 +72,8 @@ def deals_document(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> dict[str, 
         "pageId": a.page.page_id,
         "title": a.page.title,
         "revid": a.served_revid,
-        "dealer": "N",
-        "seats": {"opener": "N", "opp1": "E", "responder": "S", "opp2": "W"},
+        "dealer": SEAT_LETTERS[ROLE_SEAT[Role.OPENER]],
+        "seats": {SEAT_ROLE[seat].value: letter for seat, letter in enumerate(SEAT_LETTERS)},
         "scenarios": [outcome.to_json() for outcome in outcomes],
     }
 

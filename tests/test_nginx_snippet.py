@@ -2,7 +2,8 @@
 configuration that `tests/test_nginx_dropin.py` proves on a real nginx.
 
 The golden files were written by the string-building generator the template replaced
-(site_builder/nginx.py before issue 16), so they pin the snippet byte for byte.
+(site_builder/nginx.py before issue 16), so they pin the snippet byte for byte; only its
+first comment line has changed since, to name the module that generates it now.
 """
 
 from __future__ import annotations
