@@ -21,20 +21,19 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from deals.outcome import ScenarioDeals
+from dsl.format import format_scenario
+from serving.nginx import render_snippet
 from store.history import History
 from store.model import Problem, SiteInfo
 from store.state import StateStore
 
 from . import layout
-from deals.outcome import ScenarioDeals
-from dsl.format import format_scenario
-
 from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
 from .diagrams import HandView, hands
 from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
 from .html import highlight, render
-from serving.nginx import render_snippet
 from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job

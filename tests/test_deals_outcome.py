@@ -8,7 +8,6 @@ import functools
 import io
 import json
 import pickle
-from fractions import Fraction
 
 import numpy as np
 import pytest
