@@ -114,3 +114,19 @@ def test_build_exits_with_state_error_when_its_history_cannot_be_saved(tmp_path,
     assert "cannot write the state store" in caplog.text
     # It failed in the history save, after publishing (the next build saves it).
     assert current_version(out) != published
+
+
+def test_a_refusal_is_kept_beside_the_state_file_until_cleared(tmp_path):
+    from store.refusal import Refusal, clear_refusal, read_refusal, record_refusal, refusal_path
+
+    state = tmp_path / "state.sqlite"
+    assert read_refusal(state) is None
+    refusal = Refusal(at="2026-12-01T10:00:00Z", message="24 of 24 pages would go", removed=24, stored=24)
+    record_refusal(state, refusal)
+    assert read_refusal(state) == refusal
+    assert not state.exists()  # the state file itself is never touched
+    refusal_path(state).write_text("{not json", encoding="utf-8")
+    assert read_refusal(state) is None
+    clear_refusal(state)
+    clear_refusal(state)
+    assert not refusal_path(state).exists()
