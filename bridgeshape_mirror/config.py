@@ -15,6 +15,7 @@
     max_retries = 4
     deadline = 600        # seconds for the whole run
     info_check_hours = 6  # the periodic prop=info comparison; 0 = every run
+    allow_removals = false  # true accepts a mass removal of convention pages (exit 7 otherwise)
 
     [build]
     out = "output"
@@ -90,13 +91,14 @@ class Config:
     deadline: float = _library(_client, "deadline")
     info_check_hours: float = _library(_sync, "info_check_every", _hours)
     full: bool = _library(_sync, "full")
+    allow_removals: bool = _library(_sync, "allow_removals")
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
-    "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours"},
+    "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
     "build": {"out", "deals", "seed"},
 }
 

@@ -51,6 +51,8 @@ class SyncSettings:
     rc_max_age: timedelta = timedelta(days=80)
     #: How often the cheap `prop=info` comparison runs (None: never; zero: every run).
     info_check_every: timedelta | None = timedelta(hours=6)
+    #: Accept a mass removal of stored pages (`guard.py`) this once, on purpose.
+    allow_removals: bool = False
 
     def selection(self, source: str) -> dict[str, Any]:
         return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
@@ -122,7 +124,7 @@ class ApiSync:
     # -- entry -----------------------------------------------------------------------------
 
     def run(self) -> SyncReport:
-        return write_reading(self.store, self.read())
+        return write_reading(self.store, self.read(), self.settings.allow_removals)
 
     def read(self) -> Reading:
         self.client.login()

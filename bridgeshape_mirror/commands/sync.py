@@ -27,6 +27,10 @@ def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--category", metavar="NAME", help="only pages in this category")
     parser.add_argument("--contact", metavar="TEXT", help="contact for the User-Agent (an email or URL)")
     parser.add_argument("--full", action="store_true", default=None, help="a full sync instead of an incremental one")
+    parser.add_argument(
+        "--allow-removals", action="store_true", default=None,
+        help="accept a run that removes many convention pages (otherwise refused with status 7)",
+    )
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default {timeout:g})")
     parser.add_argument("--deadline", type=float, metavar="SECONDS", help="for the whole sync (default {deadline:g})")
     parser.add_argument("--max-retries", type=int, metavar="N", help="retries per request (default {max_retries})")
@@ -44,6 +48,7 @@ def sync_config(args: argparse.Namespace, extra: dict[str, object] | None = None
         "category": args.category,
         "contact": args.contact,
         "full": args.full,
+        "allow_removals": args.allow_removals,
         "timeout": args.timeout,
         "deadline": args.deadline,
         "max_retries": args.max_retries,
@@ -82,6 +87,7 @@ def sync_with(config: Config) -> SyncReport:
         parameter=config.parameter,
         category=config.category,
         full=bool(config.full),
+        allow_removals=bool(config.allow_removals),
         info_check_every=timedelta(hours=config.info_check_hours),
     )
     if config.dump:
