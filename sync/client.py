@@ -23,6 +23,7 @@ import requests
 
 from store.version import VERSION
 
+from .diagnosis import connection_failure, http_failure, timeout_failure
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
 
 log = logging.getLogger(__name__)
@@ -167,14 +168,14 @@ class WikiClient:
         except requests.HTTPError as exc:
             response = exc.response
             status = response.status_code if response is not None else 0
-            error = WikiUnavailable(f"the wiki answered HTTP {status} to {action}")
+            error = WikiUnavailable(http_failure(self.settings.api_url, action, response))
             if status not in RETRYABLE_HTTP:
                 raise error from exc
             return error, _retry_after(response)
         except requests.Timeout:
-            return WikiUnavailable(f"no answer to {action} within {self.site.requests['timeout']:g} s"), None
+            return WikiUnavailable(timeout_failure(self.settings.api_url, action, self.site.requests["timeout"])), None
         except requests.ConnectionError as exc:
-            return WikiUnavailable(f"cannot connect to the wiki: {exc.__class__.__name__}"), None
+            return WikiUnavailable(connection_failure(self.settings.api_url, exc)), None
         except mwclient.errors.MaximumRetriesExceeded:
             # mwclient saw an X-Database-Lag header (maxlag) and would sleep; we decide instead.
             return WikiUnavailable(f"the wiki is lagged (maxlag) on {action}"), _retry_after(self._last_response)
