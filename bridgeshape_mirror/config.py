@@ -137,6 +137,15 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
     config = Config(**{k: v for k, v in values.items() if k in names})
     if config.api and config.dump:
         raise ConfigError("give either an API URL or a dump file, not both")
+    # Checked here, before any request: a login with half its credentials would fail on the
+    # wiki after the run's first requests, or (a password alone) be silently ignored.
+    if config.username and not config.password:
+        raise ConfigError(
+            f"user name {config.username!r} given without a password: set password_file in [wiki] "
+            "or the BSM_WIKI_PASSWORD environment variable"
+        )
+    if config.password and not config.username:
+        raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
     return config
