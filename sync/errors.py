@@ -40,3 +40,7 @@ class SuspiciousChange(SyncError):
         self.removed = removed
         self.stored = stored
         super().__init__(message)
+
+
+class UnknownName(SyncError):
+    """The template or category asked for does not exist on the wiki (a configuration error)."""

@@ -13,7 +13,7 @@ from typing import Protocol
 from site_builder.publish import PublishError
 from store.errors import LockHeld, StateError
 from store.lock import RunLock
-from sync.errors import BadSource, DumpError, SuspiciousChange, WikiApiError, WikiGarbage, WikiUnavailable
+from sync.errors import BadSource, DumpError, SuspiciousChange, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
 from ..config import Config, ConfigError
 from ..exit_codes import ExitCode
@@ -26,7 +26,7 @@ EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode]
     (LockHeld, ExitCode.LOCKED),
     (SuspiciousChange, ExitCode.REFUSED),
     ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-    ((ConfigError, BadSource), ExitCode.USAGE),
+    ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
     (DumpError, ExitCode.INVALID),
     (StateError, ExitCode.STATE_ERROR),
     (PublishError, ExitCode.BUILD_ERROR),
