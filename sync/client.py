@@ -24,6 +24,7 @@ import requests
 from store.version import VERSION
 
 from .diagnosis import connection_failure, http_failure, timeout_failure
+from .endpoint import is_api_url
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ class WikiClient:
         self._last_response: requests.Response | None = None
         self.requests = 0
         parts = urlsplit(settings.api_url)
-        if parts.scheme not in ("http", "https") or not parts.path.endswith("/api.php") or not parts.netloc:
+        if not is_api_url(settings.api_url):  # runner.api_endpoint looks for the real one first
             raise BadSource(f"the API URL must be an http(s) URL ending in /api.php, got {settings.api_url!r}")
         self.site = mwclient.Site(
             parts.netloc,

@@ -9,9 +9,11 @@ source is a function that returns a `Reading`.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from store.errors import StateError
 from store.model import SiteInfo, WikiPage
 from store.refusal import Refusal, clear_refusal, record_refusal
 from store.state import StateStore
@@ -19,6 +21,8 @@ from store.state import StateStore
 from .errors import SuspiciousChange
 from .guard import check_removals
 from .report import SyncReport
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,11 @@ def write_reading(store: StateStore, reading: Reading, allow_removals: bool = Fa
         try:
             check_removals(gone, len(old), len(kept), reading.mode, reading.selection, store.get_json("selection"))
         except SuspiciousChange as refused:
-            record_refusal(store.path, Refusal(reading.synced_at, str(refused), refused.removed, refused.stored))
+            try:
+                record_refusal(store.path, Refusal(reading.synced_at, str(refused), refused.removed, refused.stored))
+            except StateError as unrecorded:
+                # The record only informs the next build; the refusal itself is what counts.
+                log.warning("the refusal could not be recorded: %s", unrecorded)
             raise
     with store.transaction() as db:
         if reading.complete:

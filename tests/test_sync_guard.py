@@ -120,3 +120,12 @@ def test_an_incremental_reading_that_removes_every_page_is_refused(tmp_path):
             write_reading(store, gone)
         assert [p.page_id for p in store.pages()] == [1]
         assert write_reading(store, gone, allow_removals=True).deleted == 1
+
+
+def test_a_refusal_that_cannot_be_recorded_is_still_a_refusal(published, caplog):
+    export, state, _ = published
+    refusal_path(state).mkdir()  # a folder where the record's file would go
+    export.write_text(export_text(range(1, 2)), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert main(["sync", "--dump", str(export), "--state", str(state)]) == ExitCode.REFUSED
+    assert "the refusal could not be recorded" in caplog.text

@@ -16,6 +16,7 @@ from .common import HelpWithDefaults, run_locked
 if TYPE_CHECKING:
     from sync.report import SyncReport
 
+
 def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--api", metavar="URL", help="the wiki's api.php URL")
