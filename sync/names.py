@@ -19,7 +19,8 @@ from .errors import UnknownName
 CANDIDATES = 500
 #: Close names offered, best first.
 SUGGESTIONS = 3
-KINDS = {10: "template", 14: "category"}
+CATEGORY = 14
+KINDS = {10: "template", CATEGORY: "category"}
 
 
 def check_names_exist(client: WikiClient, titles: Mapping[int, str]) -> None:
@@ -45,19 +46,24 @@ def _exists(page: Mapping[str, Any]) -> bool:
 
 def close_names(client: WikiClient, namespace: int, title: str) -> list[str]:
     """Titles of `namespace` like `title`: from the wiki's prefix search on its first letters
-    (a typo late in the name) and the namespace's first CANDIDATES pages (a typo early on)."""
-    name = title.split(":", 1)[1] if ":" in title else title
+    (a typo late in the name) and the namespace's first CANDIDATES pages or categories (a
+    typo early on)."""
+    prefix, _, name = title.rpartition(":")
+    # Categories need no page of their own: those with members come from allcategories.
+    first = "allcategories" if namespace == CATEGORY else "allpages"
     answer = client.call(
         "query",
-        list="allpages|prefixsearch",
+        list=f"{first}|prefixsearch",
         apnamespace=namespace,
         aplimit=CANDIDATES,
+        aclimit=CANDIDATES,
         pssearch=name[:3] or name,
         psnamespace=namespace,
         pslimit=50,
     )
     query = answer.get("query") or {}
     found = {str(p["title"]) for key in ("allpages", "prefixsearch") for p in query.get(key) or [] if p.get("title")}
+    found |= {f"{prefix}:{c['category']}" for c in query.get("allcategories") or [] if c.get("category")}
     by_name = {(t.split(":", 1)[1] if ":" in t else t).lower(): t for t in sorted(found)}
     close = difflib.get_close_matches(name.lower(), list(by_name), n=SUGGESTIONS, cutoff=0.6)
     return [by_name[c] for c in close]

@@ -5,6 +5,7 @@ produce on demand. The real-server tests use a real MediaWiki instead (tests/wik
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,6 +131,9 @@ class FakeWiki:
         if "allpages" in lists:
             namespace = int(params.get("apnamespace", 0))
             query["allpages"] = [{"ns": p.ns, "title": p.title} for p in self.pages.values() if p.ns == namespace]
+        if "allcategories" in lists:
+            named = {c for p in self.pages.values() for c in re.findall(r"\[\[Categoria:([^\]|]+)", p.text)}
+            query["allcategories"] = [{"category": c} for c in sorted(named)]
         if params.get("generator") == "embeddedin":
             limit = self.batch_limit if params.get("geilimit") == "max" else min(int(params["geilimit"]), self.batch_limit)
             start = int(params.get("geicontinue", "0"))

@@ -44,3 +44,9 @@ def test_a_missing_category_is_named_and_a_found_page_costs_no_check(wiki, tmp_p
     calls = len(wiki.calls)
     run(tmp_path)
     assert not any("titles" in call for call in wiki.calls[calls:])
+
+
+def test_a_misspelt_category_without_a_page_of_its_own_gets_its_close_name(wiki, tmp_path):
+    wiki.add(1, "Stayman", convention_text("opener hcp:15-17", "[[Categoria:Convenzioni naturali]]"))
+    with pytest.raises(UnknownName, match=r"'Categoria:Convenzioni naturalli' does not exist.*did you mean 'Categoria:Convenzioni naturali'\?"):
+        run(tmp_path, category="Convenzioni naturalli")
