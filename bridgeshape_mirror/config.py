@@ -15,6 +15,7 @@
     max_retries = 4
     deadline = 600        # seconds for the whole run
     info_check_hours = 6  # the periodic prop=info comparison; 0 = every run
+    allow_removals = false  # true accepts a mass removal of convention pages (exit 7 otherwise)
 
     [build]
     out = "output"
@@ -90,13 +91,14 @@ class Config:
     deadline: float = _library(_client, "deadline")
     info_check_hours: float = _library(_sync, "info_check_every", _hours)
     full: bool = _library(_sync, "full")
+    allow_removals: bool = _library(_sync, "allow_removals")
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
-    "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours"},
+    "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
     "build": {"out", "deals", "seed"},
 }
 
@@ -135,6 +137,15 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
     config = Config(**{k: v for k, v in values.items() if k in names})
     if config.api and config.dump:
         raise ConfigError("give either an API URL or a dump file, not both")
+    # Checked here, before any request: a login with half its credentials would fail on the
+    # wiki after the run's first requests, or (a password alone) be silently ignored.
+    if config.username and not config.password:
+        raise ConfigError(
+            f"user name {config.username!r} given without a password: set password_file in [wiki] "
+            "or the BSM_WIKI_PASSWORD environment variable"
+        )
+    if config.password and not config.username:
+        raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
     return config

@@ -17,5 +17,8 @@ class ExitCode(IntEnum):
     STATE_ERROR = 5
     #: The mirror could not be built or published; the published mirror is unchanged.
     BUILD_ERROR = 6
+    #: Refused: the run would remove too many convention pages (a suspicious change); state
+    #: and mirror untouched. --allow-removals accepts it on purpose.
+    REFUSED = 7
     #: A bug: an exception nobody expected. The message asks for a report.
     INTERNAL = 70

@@ -23,6 +23,8 @@ import requests
 
 from store.version import VERSION
 
+from .diagnosis import connection_failure, http_failure, timeout_failure
+from .endpoint import is_api_url
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
 
 log = logging.getLogger(__name__)
@@ -94,7 +96,7 @@ class WikiClient:
         self._last_response: requests.Response | None = None
         self.requests = 0
         parts = urlsplit(settings.api_url)
-        if parts.scheme not in ("http", "https") or not parts.path.endswith("/api.php") or not parts.netloc:
+        if not is_api_url(settings.api_url):  # runner.api_endpoint looks for the real one first
             raise BadSource(f"the API URL must be an http(s) URL ending in /api.php, got {settings.api_url!r}")
         self.site = mwclient.Site(
             parts.netloc,
@@ -167,14 +169,14 @@ class WikiClient:
         except requests.HTTPError as exc:
             response = exc.response
             status = response.status_code if response is not None else 0
-            error = WikiUnavailable(f"the wiki answered HTTP {status} to {action}")
+            error = WikiUnavailable(http_failure(self.settings.api_url, action, response))
             if status not in RETRYABLE_HTTP:
                 raise error from exc
             return error, _retry_after(response)
         except requests.Timeout:
-            return WikiUnavailable(f"no answer to {action} within {self.site.requests['timeout']:g} s"), None
+            return WikiUnavailable(timeout_failure(self.settings.api_url, action, self.site.requests["timeout"])), None
         except requests.ConnectionError as exc:
-            return WikiUnavailable(f"cannot connect to the wiki: {exc.__class__.__name__}"), None
+            return WikiUnavailable(connection_failure(self.settings.api_url, exc)), None
         except mwclient.errors.MaximumRetriesExceeded:
             # mwclient saw an X-Database-Lag header (maxlag) and would sleep; we decide instead.
             return WikiUnavailable(f"the wiki is lagged (maxlag) on {action}"), _retry_after(self._last_response)

@@ -170,4 +170,4 @@ def read_export(path: str | Path, settings: SyncSettings) -> Reading:
 
 def sync_from_dump(path: str | Path, store: StateStore, settings: SyncSettings) -> SyncReport:
     """Replace the store's pages with the export's convention pages, in one transaction."""
-    return write_reading(store, read_export(path, settings))
+    return write_reading(store, read_export(path, settings), settings.allow_removals)

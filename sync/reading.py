@@ -9,13 +9,20 @@ source is a function that returns a `Reading`.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from store.errors import StateError
 from store.model import SiteInfo, WikiPage
+from store.refusal import Refusal, clear_refusal, record_refusal
 from store.state import StateStore
 
+from .errors import SuspiciousChange
+from .guard import check_removals
 from .report import SyncReport
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,14 +51,29 @@ class Reading:
     requests: int = 0
 
 
-def write_reading(store: StateStore, reading: Reading) -> SyncReport:
-    """Apply `reading` to the store in one transaction; what it changed, as a report."""
+def write_reading(store: StateStore, reading: Reading, allow_removals: bool = False) -> SyncReport:
+    """Apply `reading` to the store in one transaction; what it changed, as a report.
+
+    A mass removal (`guard.check_removals`) is refused before the transaction unless
+    `allow_removals`: the store stays byte-identical, and the refusal is recorded beside it
+    (`store.refusal`) for the next build's status; a run that writes clears that record."""
     old = store.revisions()
+    kept = {p.page_id for p in reading.pages}
+    gone = old.keys() - kept if reading.complete else reading.removed & old.keys()
+    if not allow_removals:
+        try:
+            check_removals(gone, len(old), len(kept), reading.mode, reading.selection, store.get_json("selection"))
+        except SuspiciousChange as refused:
+            try:
+                record_refusal(store.path, Refusal(reading.synced_at, str(refused), refused.removed, refused.stored))
+            except StateError as unrecorded:
+                # The record only informs the next build; the refusal itself is what counts.
+                log.warning("the refusal could not be recorded: %s", unrecorded)
+            raise
     with store.transaction() as db:
         if reading.complete:
-            gone = StateStore.replace_pages(db, old, reading.pages)
+            StateStore.replace_pages(db, old, reading.pages)
         else:
-            gone = reading.removed & old.keys()
             for page_id in gone:
                 StateStore.delete(db, page_id)
             for page in reading.pages:
@@ -63,4 +85,5 @@ def write_reading(store: StateStore, reading: Reading) -> SyncReport:
             StateStore.put_meta(db, key, value)
         for key in reading.forget:
             StateStore.delete_meta(db, key)
+    clear_refusal(store.path)
     return SyncReport.counted(reading.mode, reading.requests, reading.fetched, old, reading.pages, gone, store.pages())

@@ -27,6 +27,7 @@ from store.state import StateStore
 from .client import WikiClient, merge_pages
 from .errors import WikiGarbage
 from .extract import extract, template_title
+from .names import check_names_exist
 from .reading import Reading, write_reading
 from .report import SyncReport
 from .titles import CANONICAL_NAMESPACES, normalise
@@ -51,6 +52,8 @@ class SyncSettings:
     rc_max_age: timedelta = timedelta(days=80)
     #: How often the cheap `prop=info` comparison runs (None: never; zero: every run).
     info_check_every: timedelta | None = timedelta(hours=6)
+    #: Accept a mass removal of stored pages (`guard.py`) this once, on purpose.
+    allow_removals: bool = False
 
     def selection(self, source: str) -> dict[str, Any]:
         return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
@@ -122,7 +125,7 @@ class ApiSync:
     # -- entry -----------------------------------------------------------------------------
 
     def run(self) -> SyncReport:
-        return write_reading(self.store, self.read())
+        return write_reading(self.store, self.read(), self.settings.allow_removals)
 
     def read(self) -> Reading:
         self.client.login()
@@ -179,6 +182,10 @@ class ApiSync:
         )
         found = [self._convention_page(p, site, template, listed=True) for p in pages.values() if not p.get("missing")]
         new = {p.page_id: p for p in found if p is not None}
+        if not new:
+            # Nothing found: a misspelt template or category is the likely cause, and an
+            # error naming it beats "0 pages" (one request, only in this case).
+            check_names_exist(self.client, {10: template} | ({14: self._category_title(site)} if self.settings.category else {}))
         return self._reading("full", site, new.values(), cursor, fetched=len(pages), info_checked=True)
 
     def _initial_cursor(self, query: dict[str, Any]) -> dict[str, Any]:

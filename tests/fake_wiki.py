@@ -5,6 +5,7 @@ produce on demand. The real-server tests use a real MediaWiki instead (tests/wik
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +87,21 @@ class FakeWiki:
             out["lastrevid"] = page.revid
         return out
 
+    def _title_json(self, title: str, params: dict[str, str]) -> dict[str, Any]:
+        """A title asked for: the page, or a missing one; the template always exists (pages
+        use it), and a category has members when a page's text names it."""
+        page = next((p for p in self.pages.values() if p.title == title), None)
+        if page is not None:
+            return self._page_json(page, params)
+        if title == TEMPLATE:
+            return {"pageid": 99999, "ns": 10, "title": title}
+        namespace = {"Template": 10, "Categoria": 14}.get(title.split(":")[0], 0)
+        out: dict[str, Any] = {"ns": namespace, "title": title, "missing": True}
+        if namespace == 14 and "categoryinfo" in params.get("prop", ""):
+            members = sum(1 for p in self.pages.values() if f"[[{title}]]" in p.text)
+            out["categoryinfo"] = {"size": members, "pages": members, "files": 0, "subcats": 0}
+        return out
+
     def _query(self, params: dict[str, str]) -> dict[str, Any]:
         query: dict[str, Any] = {}
         result: dict[str, Any] = {"batchcomplete": True, "query": query}
@@ -112,11 +128,18 @@ class FakeWiki:
             else:
                 entries = entries[::-1][: int(params.get("lelimit", 10))]
             query["logevents"] = entries
+        if "allpages" in lists:
+            namespace = int(params.get("apnamespace", 0))
+            query["allpages"] = [{"ns": p.ns, "title": p.title} for p in self.pages.values() if p.ns == namespace]
+        if "allcategories" in lists:
+            named = {c for p in self.pages.values() for c in re.findall(r"\[\[Categoria:([^\]|]+)", p.text)}
+            query["allcategories"] = [{"category": c} for c in sorted(named)]
         if params.get("generator") == "embeddedin":
             limit = self.batch_limit if params.get("geilimit") == "max" else min(int(params["geilimit"]), self.batch_limit)
             start = int(params.get("geicontinue", "0"))
-            chosen = self._embedding()[start : start + limit]
-            more = start + limit < len(self._embedding())
+            embedding = self._embedding() if params.get("geititle", TEMPLATE) == TEMPLATE else []
+            chosen = embedding[start : start + limit]
+            more = start + limit < len(embedding)
             if self.split_batches and "rvcontinue" not in params and chosen:
                 query["pages"] = [self._page_json(p, params) for p in chosen[:-1]] + [{"pageid": chosen[-1].page_id, "ns": 0, "title": chosen[-1].title}]
                 result["continue"] = {"rvcontinue": str(chosen[-1].page_id), "geicontinue": str(start), "continue": "gcontinue||"}
@@ -138,8 +161,7 @@ class FakeWiki:
         if "titles" in params:
             out = []
             for title in params["titles"].split("|"):
-                page = next((p for p in self.pages.values() if p.title == title), None)
-                out.append(self._page_json(page, params) if page else {"ns": 0, "title": title, "missing": True})
+                out.append(self._title_json(title, params))
             query["pages"] = out
         return result
 

@@ -36,7 +36,7 @@ def synced(tmp_path: Path) -> Path:
 
 def test_every_status_is_tested_here() -> None:
     """A new status must get its own test below."""
-    assert sorted(ExitCode) == [0, 1, 2, 3, 4, 5, 6, 70]
+    assert sorted(ExitCode) == [0, 1, 2, 3, 4, 5, 6, 7, 70]
 
 
 def test_ok(synced: Path, tmp_path: Path) -> None:
@@ -76,6 +76,13 @@ def test_build_error_when_the_output_cannot_be_published(synced: Path, tmp_path:
     blocker.write_text("not a folder\n", encoding="utf-8")
     assert status("build", "--state", str(synced), "--out", str(blocker / "out"), "--deals", "1", "-q") == ExitCode.BUILD_ERROR == 6
     assert "cannot publish to" in caplog.text
+
+
+def test_refused_when_the_template_is_used_by_no_page(synced: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    export = tmp_path / "export.xml"
+    argv = ("sync", "--dump", str(export), "--state", str(synced), "--template", "Convenzone", "-q")
+    assert status(*argv) == ExitCode.REFUSED == 7
+    assert "--allow-removals" in caplog.text
 
 
 def test_internal_error_is_a_bug_with_a_trace(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

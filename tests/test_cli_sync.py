@@ -115,3 +115,14 @@ def test_update_reports_store_errors_of_its_sync_step_as_a_failed_sync(export, t
     assert not out.exists()
     with RunLock(state):
         assert main(["update", "--dump", str(export), "--state", str(state), "--out", str(out)]) == ExitCode.LOCKED
+
+
+@pytest.mark.parametrize("command", ["sync", "update"])
+def test_no_source_is_a_usage_error_naming_the_three_ways(command, tmp_path, caplog):
+    config = tmp_path / "c.toml"
+    config.write_text('[sync]\nstate = "state.sqlite"\n')
+    with caplog.at_level(logging.ERROR):
+        out = ["--out", str(tmp_path / "out")] if command == "update" else []
+        assert main([command, "--config", str(config), *out]) == ExitCode.USAGE
+    assert "--api URL" in caplog.text and "--dump FILE" in caplog.text and "configuration file" in caplog.text
+    assert not (tmp_path / "state.sqlite").exists() and not (tmp_path / "out").exists()

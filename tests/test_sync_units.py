@@ -86,3 +86,16 @@ def test_config_errors_are_named(tmp_path):
         load(None, {"api": "http://w/api.php", "dump": "x.xml"})
     with pytest.raises(ConfigError, match="cannot read"):
         load(str(tmp_path / "missing.toml"), {})
+
+
+def test_half_the_credentials_is_a_configuration_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("BSM_WIKI_PASSWORD", raising=False)
+    with pytest.raises(ConfigError, match="'Bot@m' given without a password"):
+        load(None, {"api": "http://w/api.php", "username": "Bot@m"})
+    (tmp_path / "pw").write_text("s3cret\n")
+    config_file = tmp_path / "c.toml"
+    config_file.write_text('[wiki]\napi = "http://w/api.php"\npassword_file = "pw"\n')
+    with pytest.raises(ConfigError, match="password is given without a user name"):
+        load(str(config_file), {})
+    monkeypatch.setenv("BSM_WIKI_PASSWORD", "s3cret")
+    assert load(None, {"api": "http://w/api.php", "username": "Bot@m"}).password == "s3cret"

@@ -522,6 +522,14 @@ def test_category_limits_the_pages(wiki, tmp_path):
     assert "Transfer Jacoby" not in by_title(truth) and "Pagina qualunque" in by_title(truth)
 
 
+def test_a_misspelt_category_is_a_configuration_error_with_the_close_name(wiki, tmp_path):
+    path = tmp_path / "typo.sqlite"
+    proc = cli("sync", "--api", wiki.api_url, "--state", str(path), "--category", "Convenzioni naturalli", cwd=tmp_path)
+    assert proc.returncode == ExitCode.USAGE, proc.stderr
+    assert re.search(r"'(Category|Categoria):Convenzioni naturalli' does not exist on the wiki; "
+                     r"did you mean '(Category|Categoria):Convenzioni naturali'\?", proc.stderr), proc.stderr
+
+
 def test_imports_are_found_by_the_info_check_only(wiki, state, tmp_path):
     sync(wiki, state)  # catch up with the other tests' edits
     admin = wiki.admin

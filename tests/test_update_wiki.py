@@ -13,6 +13,7 @@ import pytest
 import dsl
 from bridgeshape_mirror.exit_codes import ExitCode
 from site_builder.publish import current_version
+from store.state import StateStore
 
 try:
     from wiki_server import WikiServer
@@ -140,3 +141,29 @@ def test_wiki_down_keeps_state_and_mirror(wiki, tmp_path):
     assert done.returncode == ExitCode.WIKI_ERROR
     assert "state and mirror kept as they were" in done.stderr
     assert files_with_mtimes(out) == before
+
+
+def test_a_misspelt_template_is_a_configuration_error_with_the_close_name(wiki, tmp_path):
+    state, out = tmp_path / "state.sqlite", tmp_path / "output"
+    assert update(wiki, state, out).returncode == ExitCode.OK
+    before, stored = files_with_mtimes(out), state.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--api", wiki.api_url, "--state", str(state),
+         "--out", str(out), "--template", "Convenzone", "--max-retries", "0"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == ExitCode.USAGE, done.stderr
+    assert "the template 'Template:Convenzone' does not exist on the wiki; did you mean 'Template:Convenzione'?" in done.stderr
+    assert files_with_mtimes(out) == before and state.read_bytes() == stored
+
+
+def test_the_wiki_front_page_leads_to_its_api(wiki, tmp_path):
+    state = tmp_path / "state.sqlite"
+    done = subprocess.run(
+        [sys.executable, "-m", "bridgeshape_mirror.cli", "sync", "--api", wiki.index_url, "--state", str(state)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == ExitCode.OK, done.stderr
+    assert f"{wiki.index_url} is not an api.php URL; using {wiki.api_url}, which the page there names" in done.stderr
+    with StateStore(state) as store:
+        assert store.pages() and store.get_json("selection")["source"] == wiki.api_url

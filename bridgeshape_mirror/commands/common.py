@@ -13,7 +13,7 @@ from typing import Protocol
 from site_builder.publish import PublishError
 from store.errors import LockHeld, StateError
 from store.lock import RunLock
-from sync.errors import BadSource, DumpError, WikiApiError, WikiGarbage, WikiUnavailable
+from sync.errors import BadSource, DumpError, SuspiciousChange, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
 from ..config import Config, ConfigError
 from ..exit_codes import ExitCode
@@ -24,8 +24,9 @@ log = logging.getLogger("bridgeshape_mirror")
 #: Library errors a run can end with, and what cron is told for each (first match wins).
 EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode], ...] = (
     (LockHeld, ExitCode.LOCKED),
+    (SuspiciousChange, ExitCode.REFUSED),
     ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-    ((ConfigError, BadSource), ExitCode.USAGE),
+    ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
     (DumpError, ExitCode.INVALID),
     (StateError, ExitCode.STATE_ERROR),
     (PublishError, ExitCode.BUILD_ERROR),
@@ -35,6 +36,13 @@ EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode]
 EXPECTED_ERRORS: tuple[type[Exception], ...] = tuple(
     kind for kinds, _ in EXIT_CODES for kind in (kinds if isinstance(kinds, tuple) else (kinds,))
 )
+
+
+def described(exc: Exception) -> str:
+    """An error's message, with what the operator can do about it where the CLI knows."""
+    if isinstance(exc, SuspiciousChange):
+        return f"{exc} (if it is meant, run again with --allow-removals, or set allow_removals = true in [sync])"
+    return str(exc)
 
 
 def exit_code_for(exc: Exception) -> ExitCode:
@@ -65,7 +73,7 @@ def run_locked(
         with RunLock(config.state):
             outcome = work(config)
     except EXPECTED_ERRORS as exc:
-        log.error("%s: %s", failure, exc)
+        log.error("%s: %s", failure, described(exc))
         return exit_code_for(exc)
     if isinstance(outcome, ExitCode):
         return outcome

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from ..config import Config, load
+from ..config import Config, ConfigError, load
 from ..exit_codes import ExitCode
 from ..logs import Progress
 from .common import HelpWithDefaults, run_locked
@@ -16,13 +16,11 @@ from .common import HelpWithDefaults, run_locked
 if TYPE_CHECKING:
     from sync.report import SyncReport
 
-DEFAULT_DUMP = Path(__file__).resolve().parents[2] / "examples" / "sample-wiki.xml"
-
 
 def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--api", metavar="URL", help="the wiki's api.php URL")
-    source.add_argument("--dump", metavar="FILE", help="a MediaWiki XML export instead of a live wiki (default: the bundled sample)")
+    source.add_argument("--dump", metavar="FILE", help="a MediaWiki XML export instead of a live wiki")
     parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
     parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default {state})")
     parser.add_argument("--template", metavar="NAME", help="the convention template (default {template})")
@@ -30,6 +28,10 @@ def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--category", metavar="NAME", help="only pages in this category")
     parser.add_argument("--contact", metavar="TEXT", help="contact for the User-Agent (an email or URL)")
     parser.add_argument("--full", action="store_true", default=None, help="a full sync instead of an incremental one")
+    parser.add_argument(
+        "--allow-removals", action="store_true", default=None,
+        help="accept a run that removes many convention pages (otherwise refused with status 7)",
+    )
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="per request (default {timeout:g})")
     parser.add_argument("--deadline", type=float, metavar="SECONDS", help="for the whole sync (default {deadline:g})")
     parser.add_argument("--max-retries", type=int, metavar="N", help="retries per request (default {max_retries})")
@@ -47,6 +49,7 @@ def sync_config(args: argparse.Namespace, extra: dict[str, object] | None = None
         "category": args.category,
         "contact": args.contact,
         "full": args.full,
+        "allow_removals": args.allow_removals,
         "timeout": args.timeout,
         "deadline": args.deadline,
         "max_retries": args.max_retries,
@@ -54,7 +57,11 @@ def sync_config(args: argparse.Namespace, extra: dict[str, object] | None = None
     }
     config = load(args.config, overrides)
     if not config.api and not config.dump:
-        config.dump = str(DEFAULT_DUMP)
+        # Never a default: a sync of some other wiki would publish the wrong mirror with status 0.
+        raise ConfigError(
+            "no source to sync from: give --api URL (the wiki's api.php), --dump FILE (an XML export), "
+            "or api = ... / dump = ... in [wiki] of the configuration file (--config FILE)"
+        )
     return config
 
 
@@ -81,6 +88,7 @@ def sync_with(config: Config) -> SyncReport:
         parameter=config.parameter,
         category=config.category,
         full=bool(config.full),
+        allow_removals=bool(config.allow_removals),
         info_check_every=timedelta(hours=config.info_check_hours),
     )
     if config.dump:

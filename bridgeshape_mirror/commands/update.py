@@ -18,7 +18,7 @@ from sync.errors import SyncError
 from ..config import Config
 from ..exit_codes import ExitCode
 from .build import add_build_arguments, build_with
-from .common import HelpWithDefaults, exit_code_for, run_locked
+from .common import HelpWithDefaults, described, exit_code_for, run_locked
 from .sync import add_sync_arguments, sync_config, sync_with
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def sync_then_build(config: Config) -> BuildReport | ExitCode:
     try:
         sync_report = sync_with(config)
     except (SyncError, StoreError) as exc:
-        log.error("sync failed; state and mirror kept as they were: %s", exc)
+        log.error("sync failed; state and mirror kept as they were: %s", described(exc))
         return exit_code_for(exc)
     log.info(sync_report.summary())
     return build_with(config)
