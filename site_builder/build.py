@@ -26,17 +26,27 @@ from dsl.format import format_scenario
 from serving.nginx import render_snippet
 from store.history import History
 from store.model import Problem, SiteInfo
+from store.refusal import read_refusal
 from store.state import StateStore
 
 from . import layout
 from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
 from .diagrams import HandView, hands
-from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
+from .documents import (
+    deals_document,
+    dumps,
+    get_document,
+    list_document,
+    listall_document,
+    report_document,
+    status_document,
+)
 from .html import highlight, render
 from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
+from .status import Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
 
 log = logging.getLogger(__name__)
@@ -84,6 +94,9 @@ class BuildReport:
     files_rendered: int = 0
     files_reused: int = 0
     skipped_titles: list[str] = field(default_factory=list)
+    #: What api/status.json says, and the key its build time is remembered by.
+    status: Freshness | None = None
+    status_key: str = ""
 
     def summary(self) -> str:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
@@ -106,9 +119,11 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
         deals, used = _deals(analyses, history, settings, report)
         cache = RenderCache(history.renders(), published_manifest(settings.out))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache)
+        report.status = freshness(store, analyses, read_refusal(state_path))
+        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_build())
         result = publish(settings.out, files)
-        history.save({a.page.page_id: a.history for a in analyses}, used, cache.now)
+        built = (report.status_key, report.status.built_at)
+        history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
     report.pages = len(analyses)
@@ -175,7 +190,10 @@ def render_files(
     settings: BuildSettings,
     report: BuildReport,
     cache: RenderCache,
+    remembered_build: tuple[str, str] | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
+    """Every file of the mirror. `report.status`, when set, is settled here (its build time)
+    and published as api/status.json, and the front page and the report show it."""
     files: dict[PurePosixPath, bytes | Reused] = {}
     files[layout.LIST] = dumps(list_document(analyses))
     files[layout.LISTALL] = dumps(listall_document(analyses))
@@ -204,20 +222,34 @@ def render_files(
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
     report_doc = report_document(analyses, deals, links, settings.rare)
     files[layout.REPORT_JSON] = dumps(report_doc)
-    highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
-    files[layout.REPORT_HTML] = render(
-        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT
-    )
-    files[layout.INDEX_HTML] = render(
-        "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT
-    )
     for a in analyses:
         page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     files.update(_schemas())
+    # Last: the status describes every file above, and the two human pages show it.
+    status = _settle_status(report, files, remembered_build)
+    highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
+    files[layout.REPORT_HTML] = render(
+        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, status=status
+    )
+    files[layout.INDEX_HTML] = render(
+        "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT, status=status
+    )
     return files
+
+
+def _settle_status(
+    report: BuildReport, files: dict[PurePosixPath, bytes | Reused], remembered: tuple[str, str] | None
+) -> Freshness | None:
+    """Give `report.status` its build time (see `status`) and add api/status.json to `files`."""
+    if report.status is None:
+        return None
+    report.status_key = content_key(report.status, files, left_out=(layout.NGINX_SNIPPET,))
+    report.status = settle(report.status, report.status_key, remembered)
+    files[layout.STATUS] = dumps(status_document(report.status))
+    return report.status
 
 
 def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:

@@ -1,6 +1,7 @@
 """What the build remembers between runs, in its own tables of the state file: each page's
 last valid revision (served while a newer one is broken), the deals already drawn, and
-what each page's own files were rendered from (`site_builder.render_cache`). Written
+what each page's own files were rendered from (`site_builder.render_cache`), and when
+the mirror's content last changed (`site_builder.status`). Written
 through the store's transactions, so a state file it cannot write is a `StateError`."""
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ CREATE TABLE IF NOT EXISTS build_renders (
     path   TEXT PRIMARY KEY,
     key    TEXT NOT NULL,
     digest TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS build_status (
+    key      TEXT NOT NULL,
+    built_at TEXT NOT NULL
 );
 """
 
@@ -69,11 +74,17 @@ class History:
         rows = self.store.connection.execute("SELECT path, key, digest FROM build_renders")
         return {row[0]: (row[1], row[2]) for row in rows}
 
+    def last_build(self) -> tuple[str, str] | None:
+        """(key, time) of the content the last build published (`site_builder.status`)."""
+        row = self.store.connection.execute("SELECT key, built_at FROM build_status").fetchone()
+        return (row[0], row[1]) if row else None
+
     def save(
         self,
         pages: dict[int, PageHistory],
         deals: dict[tuple[int, int, int, int, int], str],
         renders: dict[str, tuple[str, str]],
+        built: tuple[str, str] | None = None,
     ) -> None:
         """Replace the remembered state with this build's (one transaction; the caller publishes first)."""
         with self.store.transaction() as db:
@@ -91,3 +102,6 @@ class History:
             db.executemany(
                 "INSERT INTO build_renders VALUES (?, ?, ?)", [(path, *kd) for path, kd in renders.items()]
             )
+            if built is not None:
+                db.execute("DELETE FROM build_status")
+                db.execute("INSERT INTO build_status VALUES (?, ?)", built)
