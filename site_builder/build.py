@@ -15,11 +15,12 @@ import json
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
@@ -68,6 +69,25 @@ STATUS_TEXT = {
 }
 
 
+class Progress(Protocol):
+    """Where a build tells how far it is, for a person watching (the CLI draws bars on a
+    terminal; the library never draws). `stage` begins a step of `total` units (ending the
+    one before) and returns the function that counts units done."""
+
+    def stage(self, description: str, unit: str, total: int | None = None) -> Callable[[int], None]: ...
+
+
+class _Unwatched:
+    """The progress of a build nobody watches."""
+
+    def stage(self, description: str, unit: str, total: int | None = None) -> Callable[[int], None]:
+        return _uncounted
+
+
+def _uncounted(done: int) -> None:
+    pass
+
+
 @dataclass(frozen=True)
 class BuildSettings:
     """The defaults here are the only ones: the CLI's configuration and help read them."""
@@ -109,19 +129,21 @@ class BuildReport:
         )
 
 
-def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
+def build(state_path: str | Path, settings: BuildSettings, progress: Progress | None = None) -> BuildReport:
     report = BuildReport()
+    progress = progress or _Unwatched()
     with StateStore(state_path) as store:
         pages = store.pages()
         site = store.site_info() or SiteInfo()
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
-        deals, used = _deals(analyses, history, settings, report)
+        deals, used = _deals(analyses, history, settings, report, progress)
         cache = RenderCache(history.renders(), published_manifest(settings.out))
         report.status = freshness(store, analyses, read_refusal(state_path))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_build())
-        result = publish(settings.out, files)
+        rendered = progress.stage("build: pages rendered", "page", len(analyses))
+        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_build(), rendered)
+        result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = (report.status_key, report.status.built_at)
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
     report.files_reused = cache.reused
@@ -133,7 +155,7 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
 
 
 def _deals(
-    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport
+    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport, progress: Progress
 ) -> tuple[dict[int, list[ScenarioDeals]], dict[tuple[int, int, int, int, int], str]]:
     """Every served scenario's outcome, by page: from the state file when this revision,
     count and seed were dealt before, else drawn now (in worker processes when there are
@@ -154,7 +176,8 @@ def _deals(
                 used[key] = cached
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
-    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()))):
+    dealt = progress.stage("build: scenarios dealt", "scenario", len(jobs))
+    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt)):
         outcomes[key] = outcome
         used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
     deals: dict[int, list[ScenarioDeals]] = {}
@@ -163,15 +186,21 @@ def _deals(
     return deals, used
 
 
-def _run_jobs(jobs: list[SampleJob]) -> list[ScenarioDeals]:
+def _run_jobs(jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted) -> list[ScenarioDeals]:
     # Each job is seeded on its own, so the result is the same however the jobs are spread.
     workers = min(os.cpu_count() or 1, 8)
     if workers < 2 or len(jobs) < PARALLEL_FROM:
-        return [sample_job(job) for job in jobs]
+        return [_counted(sample_job(job), dealt) for job in jobs]
     # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+        results = pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+        return [_counted(outcome, dealt) for outcome in results]
+
+
+def _counted(outcome: ScenarioDeals, dealt: Callable[[int], None]) -> ScenarioDeals:
+    dealt(1)
+    return outcome
 
 
 def _schemas() -> dict[PurePosixPath, bytes]:
@@ -191,6 +220,7 @@ def render_files(
     report: BuildReport,
     cache: RenderCache,
     remembered_build: tuple[str, str] | None = None,
+    rendered: Callable[[int], None] = _uncounted,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -224,6 +254,7 @@ def render_files(
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
         page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
+        rendered(1)
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
