@@ -144,7 +144,7 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
         files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_build(), rendered)
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
-        built = (report.status_key, report.status.built_at)
+        built = (report.status_key, report.status.built_at) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
@@ -258,6 +258,7 @@ def render_files(
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
+    files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
     status = _settle_status(report, files, remembered_build)

@@ -146,3 +146,17 @@ def test_front_page_and_report_show_updated_at(mirror):
         html = (out / page).read_text(encoding="utf-8")
         assert 'Updated at <time datetime="2029-06-01T12:34:56Z">2029-06-01 12:34 UTC</time>' in html, page
         assert "sample-wiki.xml" in html and "api/status.json" in html
+
+
+def test_convention_pages_point_to_the_status_without_a_time_of_their_own(mirror):
+    """A convention page must stay byte-identical while its convention does (render_cache):
+    it carries no time; updated.js fills its "updated at" from api/status.json."""
+    state, out = mirror
+    before = (out / "conventions/42.html").read_bytes()
+    put_meta(state, "last_sync", "2029-06-01T12:34:56Z")
+    build(state, BuildSettings(out=out, deals=1))
+    html = (out / "conventions/42.html").read_text(encoding="utf-8")
+    assert html.encode("utf-8") == before
+    assert '<script src="../updated.js"></script>' in html and 'href="../api/status.json"' in html
+    script = (out / "updated.js").read_text(encoding="utf-8")
+    assert "api/status.json" in script and "lastSync" in script
