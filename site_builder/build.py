@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
-from store.history import History
+from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo
 from store.refusal import read_refusal
 from store.state import StateStore
@@ -142,9 +142,9 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         cache = RenderCache(history.renders(), published_manifest(settings.out))
         report.status = freshness(store, analyses, read_refusal(state_path))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_build(), rendered)
+        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered)
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
-        built = (report.status_key, report.status.built_at) if report.status else None
+        built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
@@ -219,7 +219,7 @@ def render_files(
     settings: BuildSettings,
     report: BuildReport,
     cache: RenderCache,
-    remembered_build: tuple[str, str] | None = None,
+    remembered_status: BuiltStatus | None = None,
     rendered: Callable[[int], None] = _uncounted,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
@@ -261,7 +261,7 @@ def render_files(
     files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
-    status = _settle_status(report, files, remembered_build)
+    status = _settle_status(report, files, remembered_status)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
     files[layout.REPORT_HTML] = render(
         "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, status=status
@@ -273,7 +273,7 @@ def render_files(
 
 
 def _settle_status(
-    report: BuildReport, files: dict[PurePosixPath, bytes | Reused], remembered: tuple[str, str] | None
+    report: BuildReport, files: dict[PurePosixPath, bytes | Reused], remembered: BuiltStatus | None
 ) -> Freshness | None:
     """Give `report.status` its build time (see `status`) and add api/status.json to `files`."""
     if report.status is None:

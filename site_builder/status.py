@@ -2,15 +2,20 @@
 wiki, when the wiki was last read, when the build last changed the mirror, how the pages
 stand, and whether the last run refused a change.
 
-The build time must not defeat the no-op publish ("nothing changed, nothing written") nor
-make two builds of the same state differ: it is the time of the build that last produced
-*different* content from this state store. The build remembers (in its history) a key of
-what the status describes: every other file's digest, but for the nginx snippet (it names
-where the mirror lives, not what it holds) and the human pages that show the status, plus
-the status's own facts but for `last_sync`; a build with the same key keeps the remembered
-time. So `builtAt` says when the content last changed, `lastSync` when the wiki was last
-read: an idle cron run (a sync that found nothing) rewrites the status and the two human
-pages showing it, and nothing else; a build with no sync since the last one writes nothing.
+The file must not defeat the no-op publish: a build with nothing new, an idle cron run
+(a sync that found nothing) included, writes nothing at all; and two builds of one state
+give the same files. So the times in it move only when they mean something:
+
+- `builtAt` is the time of the build that last produced *different* content from this
+  state store. The build remembers (in its history) a key of what the status describes:
+  every other file's digest, but for the nginx snippet (it names where the mirror lives,
+  not what it holds) and the human pages that show the status, plus the status's own facts
+  but `lastSync`; a build with the same key keeps the remembered time.
+- `lastSync` is the store's last successful sync when the content changed, and otherwise
+  refreshed once it is `LAST_SYNC_REFRESH` older than the store's: a client can tell a
+  mirror whose cron stopped (a `lastSync` more than that plus the cron interval old) from
+  a quiet wiki, at the cost of three files (this one, the front page and the report)
+  written once an hour, not every run.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 
+from store.history import BuiltStatus
 from store.refusal import Refusal
 from store.state import StateStore
 from store.version import VERSION
@@ -30,6 +36,8 @@ from .analysis import PageAnalysis, Status
 from .publish import Reused
 
 GENERATOR = "bridgeshape-mirror"
+#: How stale the published `lastSync` may grow while nothing else changes (see above).
+LAST_SYNC_REFRESH = timedelta(hours=1)
 #: How `sync` records a dump as its source in the store's `selection` meta.
 _DUMP_PREFIX = "dump:"
 
@@ -131,8 +139,18 @@ def content_key(status: Freshness, files: Mapping[PurePosixPath, bytes | Reused]
     return digest.hexdigest()
 
 
-def settle(status: Freshness, key: str, remembered: tuple[str, str] | None) -> Freshness:
-    """`status` with its build time: the remembered one when the key is the remembered key."""
-    if remembered is not None and remembered[0] == key:
-        return replace(status, built_at=remembered[1])
-    return replace(status, built_at=now())
+def settle(status: Freshness, key: str, remembered: BuiltStatus | None) -> Freshness:
+    """`status` with its build time, and its `lastSync` as the module docstring says."""
+    if remembered is None or remembered.key != key:
+        return replace(status, built_at=now())
+    last_sync = status.last_sync
+    if remembered.last_sync is not None and last_sync is not None and _age(remembered.last_sync, last_sync) < LAST_SYNC_REFRESH:
+        last_sync = remembered.last_sync
+    return replace(status, built_at=remembered.built_at, last_sync=last_sync)
+
+
+def _age(earlier: str, later: str) -> timedelta:
+    try:
+        return datetime.fromisoformat(later.replace("Z", "+00:00")) - datetime.fromisoformat(earlier.replace("Z", "+00:00"))
+    except ValueError:  # not a time the sync wrote: refresh rather than keep it
+        return LAST_SYNC_REFRESH

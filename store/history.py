@@ -34,8 +34,9 @@ CREATE TABLE IF NOT EXISTS build_renders (
     digest TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS build_status (
-    key      TEXT NOT NULL,
-    built_at TEXT NOT NULL
+    key       TEXT NOT NULL,
+    built_at  TEXT NOT NULL,
+    last_sync TEXT
 );
 """
 
@@ -49,6 +50,16 @@ class PageHistory:
     good_raw: str | None = None
     broken_revid: int | None = None
     broken_since: str | None = None
+
+
+@dataclass(frozen=True)
+class BuiltStatus:
+    """What the last build's `api/status.json` said of time, and the key of the content it
+    described (`site_builder.status`)."""
+
+    key: str
+    built_at: str
+    last_sync: str | None = None
 
 
 class History:
@@ -74,17 +85,16 @@ class History:
         rows = self.store.connection.execute("SELECT path, key, digest FROM build_renders")
         return {row[0]: (row[1], row[2]) for row in rows}
 
-    def last_build(self) -> tuple[str, str] | None:
-        """(key, time) of the content the last build published (`site_builder.status`)."""
-        row = self.store.connection.execute("SELECT key, built_at FROM build_status").fetchone()
-        return (row[0], row[1]) if row else None
+    def last_status(self) -> BuiltStatus | None:
+        row = self.store.connection.execute("SELECT key, built_at, last_sync FROM build_status").fetchone()
+        return BuiltStatus(*row) if row else None
 
     def save(
         self,
         pages: dict[int, PageHistory],
         deals: dict[tuple[int, int, int, int, int], str],
         renders: dict[str, tuple[str, str]],
-        built: tuple[str, str] | None = None,
+        status: BuiltStatus | None = None,
     ) -> None:
         """Replace the remembered state with this build's (one transaction; the caller publishes first)."""
         with self.store.transaction() as db:
@@ -102,6 +112,6 @@ class History:
             db.executemany(
                 "INSERT INTO build_renders VALUES (?, ?, ?)", [(path, *kd) for path, kd in renders.items()]
             )
-            if built is not None:
+            if status is not None:
                 db.execute("DELETE FROM build_status")
-                db.execute("INSERT INTO build_status VALUES (?, ?)", built)
+                db.execute("INSERT INTO build_status VALUES (?, ?, ?)", (status.key, status.built_at, status.last_sync))

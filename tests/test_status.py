@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import jsonschema
@@ -20,7 +21,7 @@ from store.refusal import Refusal, record_refusal
 from store.state import StateStore
 from store.version import VERSION
 from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from sync.syncer import SyncSettings, format_timestamp
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
@@ -114,12 +115,18 @@ def test_build_time_moves_only_when_the_content_does(mirror, monkeypatch):
     monkeypatch.setattr(status_module, "now", lambda: "2030-01-01T00:00:00Z")
     again = build(state, BuildSettings(out=out, deals=1))
     assert again.changed is False and current_version(out) == version and status_of(out) == first
-    # A sync that found nothing new: the status and the two pages showing it, nothing else.
-    put_meta(state, "last_sync", "2029-06-01T12:00:00Z")
+    # Syncs that found nothing new: nothing written while the published lastSync is under
+    # an hour old; then the status and the two pages showing it, nothing else.
+    synced = datetime.fromisoformat(first["lastSync"].replace("Z", "+00:00"))
+    soon, later = (format_timestamp(synced + timedelta(minutes=m)) for m in (55, 61))
+    put_meta(state, "last_sync", soon)
+    idle = build(state, BuildSettings(out=out, deals=1))
+    assert idle.changed is False and status_of(out) == first
+    put_meta(state, "last_sync", later)
     idle = build(state, BuildSettings(out=out, deals=1))
     assert idle.changed and idle.written == 3
     status = status_of(out)
-    assert status["lastSync"] == "2029-06-01T12:00:00Z" and status["builtAt"] == first["builtAt"]
+    assert status["lastSync"] == later and status["builtAt"] == first["builtAt"]
     # A page changed: a new build time.
     with StateStore(state) as store:
         page = store.page(42)
