@@ -24,22 +24,49 @@ def setup_logging(verbosity: int) -> None:
     logging.getLogger("mwclient").setLevel(logging.ERROR)
 
 
+def watched() -> bool:
+    """A person is watching: standard error is a terminal and info lines are shown (-q, as
+    cron runs it, turns them off; so does a pipe or a file)."""
+    return sys.stderr.isatty() and logging.getLogger().isEnabledFor(logging.INFO)
+
+
 class Progress:
-    """A tqdm counter on a terminal; nothing under cron. Use as a context manager."""
+    """Progress bars on a terminal, one stage at a time (`stage`); nothing when nobody
+    watches (see `watched`). A context manager: it gives itself, or None when nobody
+    watches. While it is open, log lines are written above the bar, each on its own line
+    (tqdm's logging redirect): a line written to the terminal directly would land on the
+    bar's line. Implements the build's progress protocol (`site_builder.build.Progress`)."""
 
-    def __init__(self, description: str, unit: str):
+    def __init__(self) -> None:
         self._bar: Any = None
-        self._description = description
-        self._unit = unit
+        self._redirect: Any = None
 
-    def __enter__(self) -> Callable[[int], None] | None:
-        if not sys.stderr.isatty():
+    def __enter__(self) -> Progress | None:
+        if not watched():
             return None
+        from tqdm.contrib.logging import logging_redirect_tqdm  # only on a terminal
+
+        self._redirect = logging_redirect_tqdm()
+        self._redirect.__enter__()
+        return self
+
+    def stage(self, description: str, unit: str, total: int | None = None) -> Callable[[int], None]:
+        """Begin a stage (ending the one before): returns the function that counts units done."""
         from tqdm import tqdm
 
-        self._bar = tqdm(desc=self._description, unit=self._unit, leave=False, file=sys.stderr)
+        self._close_bar()
+        # mininterval: counts that move when work is quick (the sample's 24 pages) are still seen.
+        self._bar = tqdm(desc=description, unit=unit, total=total, leave=False, file=sys.stderr, mininterval=0.05)
         return self._bar.update
 
-    def __exit__(self, *exc: object) -> None:
+    def _close_bar(self) -> None:
         if self._bar is not None:
+            self._bar.refresh()  # the stage's last count, which a quick stage would not show
             self._bar.close()
+            self._bar = None
+
+    def __exit__(self, *exc: object) -> None:
+        self._close_bar()
+        if self._redirect is not None:
+            self._redirect.__exit__(*exc)
+            self._redirect = None

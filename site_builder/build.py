@@ -15,28 +15,39 @@ import json
 import logging
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
-from store.history import History
+from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo
+from store.refusal import read_refusal
 from store.state import StateStore
 
 from . import layout
 from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
 from .diagrams import HandView, hands
-from .documents import deals_document, dumps, get_document, list_document, listall_document, report_document
+from .documents import (
+    deals_document,
+    dumps,
+    get_document,
+    list_document,
+    listall_document,
+    report_document,
+    status_document,
+)
 from .html import highlight, render
 from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
+from .status import Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
 
 log = logging.getLogger(__name__)
@@ -56,6 +67,25 @@ STATUS_TEXT = {
     Status.BROKEN.value: "broken",
     Status.NO_CONSTRAINTS.value: "no constraints",
 }
+
+
+class Progress(Protocol):
+    """Where a build tells how far it is, for a person watching (the CLI draws bars on a
+    terminal; the library never draws). `stage` begins a step of `total` units (ending the
+    one before) and returns the function that counts units done."""
+
+    def stage(self, description: str, unit: str, total: int | None = None) -> Callable[[int], None]: ...
+
+
+class _Unwatched:
+    """The progress of a build nobody watches."""
+
+    def stage(self, description: str, unit: str, total: int | None = None) -> Callable[[int], None]:
+        return _uncounted
+
+
+def _uncounted(done: int) -> None:
+    pass
 
 
 @dataclass(frozen=True)
@@ -84,6 +114,9 @@ class BuildReport:
     files_rendered: int = 0
     files_reused: int = 0
     skipped_titles: list[str] = field(default_factory=list)
+    #: What api/status.json says, and the key its build time is remembered by.
+    status: Freshness | None = None
+    status_key: str = ""
 
     def summary(self) -> str:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
@@ -96,19 +129,23 @@ class BuildReport:
         )
 
 
-def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
+def build(state_path: str | Path, settings: BuildSettings, progress: Progress | None = None) -> BuildReport:
     report = BuildReport()
+    progress = progress or _Unwatched()
     with StateStore(state_path) as store:
         pages = store.pages()
         site = store.site_info() or SiteInfo()
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
-        deals, used = _deals(analyses, history, settings, report)
+        deals, used = _deals(analyses, history, settings, report, progress)
         cache = RenderCache(history.renders(), published_manifest(settings.out))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache)
-        result = publish(settings.out, files)
-        history.save({a.page.page_id: a.history for a in analyses}, used, cache.now)
+        report.status = freshness(store, analyses, read_refusal(state_path))
+        rendered = progress.stage("build: pages rendered", "page", len(analyses))
+        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered)
+        result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
+        built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
+        history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
     report.pages = len(analyses)
@@ -118,7 +155,7 @@ def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
 
 
 def _deals(
-    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport
+    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport, progress: Progress
 ) -> tuple[dict[int, list[ScenarioDeals]], dict[tuple[int, int, int, int, int], str]]:
     """Every served scenario's outcome, by page: from the state file when this revision,
     count and seed were dealt before, else drawn now (in worker processes when there are
@@ -139,7 +176,8 @@ def _deals(
                 used[key] = cached
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
-    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()))):
+    dealt = progress.stage("build: scenarios dealt", "scenario", len(jobs))
+    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt)):
         outcomes[key] = outcome
         used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
     deals: dict[int, list[ScenarioDeals]] = {}
@@ -148,15 +186,21 @@ def _deals(
     return deals, used
 
 
-def _run_jobs(jobs: list[SampleJob]) -> list[ScenarioDeals]:
+def _run_jobs(jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted) -> list[ScenarioDeals]:
     # Each job is seeded on its own, so the result is the same however the jobs are spread.
     workers = min(os.cpu_count() or 1, 8)
     if workers < 2 or len(jobs) < PARALLEL_FROM:
-        return [sample_job(job) for job in jobs]
+        return [_counted(sample_job(job), dealt) for job in jobs]
     # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+        results = pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+        return [_counted(outcome, dealt) for outcome in results]
+
+
+def _counted(outcome: ScenarioDeals, dealt: Callable[[int], None]) -> ScenarioDeals:
+    dealt(1)
+    return outcome
 
 
 def _schemas() -> dict[PurePosixPath, bytes]:
@@ -175,7 +219,11 @@ def render_files(
     settings: BuildSettings,
     report: BuildReport,
     cache: RenderCache,
+    remembered_status: BuiltStatus | None = None,
+    rendered: Callable[[int], None] = _uncounted,
 ) -> dict[PurePosixPath, bytes | Reused]:
+    """Every file of the mirror. `report.status`, when set, is settled here (its build time)
+    and published as api/status.json, and the front page and the report show it."""
     files: dict[PurePosixPath, bytes | Reused] = {}
     files[layout.LIST] = dumps(list_document(analyses))
     files[layout.LISTALL] = dumps(listall_document(analyses))
@@ -204,20 +252,36 @@ def render_files(
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
     report_doc = report_document(analyses, deals, links, settings.rare)
     files[layout.REPORT_JSON] = dumps(report_doc)
-    highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
-    files[layout.REPORT_HTML] = render(
-        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT
-    )
-    files[layout.INDEX_HTML] = render(
-        "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT
-    )
     for a in analyses:
         page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
+        rendered(1)
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
+    files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
     files.update(_schemas())
+    # Last: the status describes every file above, and the two human pages show it.
+    status = _settle_status(report, files, remembered_status)
+    highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
+    files[layout.REPORT_HTML] = render(
+        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, status=status
+    )
+    files[layout.INDEX_HTML] = render(
+        "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT, status=status
+    )
     return files
+
+
+def _settle_status(
+    report: BuildReport, files: dict[PurePosixPath, bytes | Reused], remembered: BuiltStatus | None
+) -> Freshness | None:
+    """Give `report.status` its build time (see `status`) and add api/status.json to `files`."""
+    if report.status is None:
+        return None
+    report.status_key = content_key(report.status, files, left_out=(layout.NGINX_SNIPPET,))
+    report.status = settle(report.status, report.status_key, remembered)
+    files[layout.STATUS] = dumps(status_document(report.status))
+    return report.status
 
 
 def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:

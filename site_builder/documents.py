@@ -14,6 +14,7 @@ from dsl.model import Role
 from dsl.render import error_json
 
 from .analysis import PageAnalysis, Status
+from .status import GENERATOR, Freshness
 from .wiki_links import WikiLinks
 
 
@@ -133,3 +134,27 @@ def report_document(pages: list[PageAnalysis], deals: dict[int, list[ScenarioDea
 
 def _by_title(a: PageAnalysis) -> tuple[str, int]:
     return (a.page.title, a.page.page_id)
+
+
+def status_document(status: Freshness) -> dict[str, Any]:
+    """api/status.json (schemas/status.json): the mirror's freshness."""
+    refusal = status.refusal
+    return {
+        "generator": {"name": GENERATOR, "version": status.version},
+        "source": {"api": status.source.api, "dump": status.source.dump},
+        "lastSync": status.last_sync,
+        "builtAt": status.built_at,
+        "newestRevid": status.newest_revid,
+        "newestRevisionTimestamp": status.newest_revision_timestamp,
+        "recentChangeTimestamp": status.recent_change_timestamp,
+        "pages": {
+            "total": status.pages.total,
+            "ok": status.pages.ok,
+            "stale": status.pages.stale,
+            "broken": status.pages.broken,
+            "noConstraints": status.pages.no_constraints,
+        },
+        "refusal": None if refusal is None else {
+            "at": refusal.at, "message": refusal.message, "removed": refusal.removed, "stored": refusal.stored,
+        },
+    }

@@ -22,6 +22,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["one_in"] = one_in
+    env.filters["utc"] = utc
     return env
 
 
@@ -40,6 +41,13 @@ def one_in(probability: float) -> str:
         text = f"{n:.1f}"
         return f"1 deal in {text[:-2] if text.endswith('.0') else text}"
     return f"1 deal in {round(n):,}"
+
+
+def utc(timestamp: str) -> str:
+    """2026-12-01T11:20:05Z -> "2026-12-01 11:20 UTC": a person needs no seconds."""
+    if len(timestamp) == 20 and timestamp[10] == "T" and timestamp.endswith("Z"):
+        return f"{timestamp[:10]} {timestamp[11:16]} UTC"
+    return timestamp
 
 
 @dataclass(frozen=True)

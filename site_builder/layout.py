@@ -11,6 +11,8 @@ REPORT_JSON = PurePosixPath("report/report.json")
 REPORT_HTML = PurePosixPath("report/index.html")
 INDEX_HTML = PurePosixPath("index.html")
 SCHEMA_DIR = PurePosixPath("api/schema")
+#: Freshness: version, source, last sync and build, page counts, the last refusal.
+STATUS = PurePosixPath("api/status.json")
 #: The nginx snippet that answers api.php URLs from this mirror (include it in a server {}).
 NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
 

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -73,8 +73,11 @@ def published_manifest(out: Path) -> dict[str, str]:
     return _manifest(current_version(Path(os.path.abspath(out))))
 
 
-def publish(out: Path, files: Mapping[PurePosixPath, bytes | Reused]) -> PublishResult:
-    """`files`: each path's bytes, or `Reused` for a file the published version holds as is."""
+def publish(
+    out: Path, files: Mapping[PurePosixPath, bytes | Reused], progress: Callable[[int], None] | None = None
+) -> PublishResult:
+    """`files`: each path's bytes, or `Reused` for a file the published version holds as is.
+    `progress` is told of each file placed in the new version (written or linked)."""
     out = Path(os.path.abspath(out))
     if out.exists() and not out.is_symlink():
         if out.is_dir() and not any(out.iterdir()):
@@ -100,6 +103,8 @@ def publish(out: Path, files: Mapping[PurePosixPath, bytes | Reused]) -> Publish
     try:
         version.mkdir(parents=True)
         for path, data in files.items():
+            if progress is not None:
+                progress(1)
             target = version / path
             target.parent.mkdir(parents=True, exist_ok=True)
             name = str(path)

@@ -1,6 +1,7 @@
 """What the build remembers between runs, in its own tables of the state file: each page's
 last valid revision (served while a newer one is broken), the deals already drawn, and
-what each page's own files were rendered from (`site_builder.render_cache`). Written
+what each page's own files were rendered from (`site_builder.render_cache`), and when
+the mirror's content last changed (`site_builder.status`). Written
 through the store's transactions, so a state file it cannot write is a `StateError`."""
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ CREATE TABLE IF NOT EXISTS build_renders (
     key    TEXT NOT NULL,
     digest TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS build_status (
+    key       TEXT NOT NULL,
+    built_at  TEXT NOT NULL,
+    last_sync TEXT
+);
 """
 
 
@@ -44,6 +50,16 @@ class PageHistory:
     good_raw: str | None = None
     broken_revid: int | None = None
     broken_since: str | None = None
+
+
+@dataclass(frozen=True)
+class BuiltStatus:
+    """What the last build's `api/status.json` said of time, and the key of the content it
+    described (`site_builder.status`)."""
+
+    key: str
+    built_at: str
+    last_sync: str | None = None
 
 
 class History:
@@ -69,11 +85,16 @@ class History:
         rows = self.store.connection.execute("SELECT path, key, digest FROM build_renders")
         return {row[0]: (row[1], row[2]) for row in rows}
 
+    def last_status(self) -> BuiltStatus | None:
+        row = self.store.connection.execute("SELECT key, built_at, last_sync FROM build_status").fetchone()
+        return BuiltStatus(*row) if row else None
+
     def save(
         self,
         pages: dict[int, PageHistory],
         deals: dict[tuple[int, int, int, int, int], str],
         renders: dict[str, tuple[str, str]],
+        status: BuiltStatus | None = None,
     ) -> None:
         """Replace the remembered state with this build's (one transaction; the caller publishes first)."""
         with self.store.transaction() as db:
@@ -91,3 +112,6 @@ class History:
             db.executemany(
                 "INSERT INTO build_renders VALUES (?, ?, ?)", [(path, *kd) for path, kd in renders.items()]
             )
+            if status is not None:
+                db.execute("DELETE FROM build_status")
+                db.execute("INSERT INTO build_status VALUES (?, ?, ?)", (status.key, status.built_at, status.last_sync))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -135,14 +135,16 @@ def _page(element: ET.Element) -> DumpPage:
     )
 
 
-def read_export(path: str | Path, settings: SyncSettings) -> Reading:
-    """The export's convention pages, as the whole set of pages."""
+def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[int], None] | None = None) -> Reading:
+    """The export's convention pages, as the whole set of pages; `progress` is told of each page read."""
     site, pages = read_dump(path)
     template = template_title(settings.template, site)
     found: dict[int, WikiPage] = {}
     fetched = 0
     for page in pages:
         fetched += 1
+        if progress is not None:
+            progress(1)
         result = extract(page.text, template, settings.parameter, site)
         if result.instances == 0:
             continue
@@ -168,6 +170,8 @@ def read_export(path: str | Path, settings: SyncSettings) -> Reading:
     )
 
 
-def sync_from_dump(path: str | Path, store: StateStore, settings: SyncSettings) -> SyncReport:
+def sync_from_dump(
+    path: str | Path, store: StateStore, settings: SyncSettings, progress: Callable[[int], None] | None = None
+) -> SyncReport:
     """Replace the store's pages with the export's convention pages, in one transaction."""
-    return write_reading(store, read_export(path, settings), settings.allow_removals)
+    return write_reading(store, read_export(path, settings, progress), settings.allow_removals)

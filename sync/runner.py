@@ -41,7 +41,7 @@ def run_sync(
 ) -> SyncReport:
     with StateStore(state_path) as store:
         if source.dump is not None:
-            return sync_from_dump(source.dump, store, settings)
+            return sync_from_dump(source.dump, store, settings, progress=progress)
         assert source.api is not None
         client = client_factory(api_endpoint(source.api))
         return ApiSync(client, store, settings, progress=progress).run()

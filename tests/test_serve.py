@@ -340,3 +340,20 @@ def test_documents_are_compact_utf8(server: MirrorServer) -> None:
     body = api(server, shapeaction="validate", dsl="Perché: opener H:5+").content
     assert "Perché".encode() in body
     assert json.loads(body)["validate"]["scenarios"][0]["label"] == "Perché"
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "no-list"])
+def test_command_without_a_mirror_is_a_usage_error(tmp_path: Path, kind: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A folder that holds no mirror is refused before listening (it used to be served,
+    every api.php answer a 404)."""
+    out = tmp_path / "out"
+    if kind != "missing":
+        out.mkdir()
+    if kind == "no-list":
+        (out / "api").mkdir()
+        (out / "index.html").write_text("<!doctype html>\n", encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    serve_command.register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--out", str(out), "--port", "0"])
+    assert args.handler(args) == ExitCode.USAGE
+    assert "nothing to serve" in caplog.text and str(out) in caplog.text

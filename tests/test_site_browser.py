@@ -558,3 +558,26 @@ def test_pages_fit_a_phone(browser, http_base, name, path):
             assert deal["display"] != "none" and deal["visibility"] == "visible", deal
             assert deal["width"] > 200 and deal["height"] > 100, deal
             assert deal["left"] >= 0 and deal["right"] <= state["clientWidth"] + 1 and deal["overflow"] <= 1, deal
+
+
+@pytest.mark.parametrize("transport", ["file", "http"])
+def test_every_page_shows_when_the_mirror_was_updated(browser, sample, http_base, transport):
+    """The front page and the report carry "updated at" as text; a convention page (reused
+    unchanged between builds) has it filled in from api/status.json over HTTP, and points to
+    the front page from file://, with no console error either way."""
+    status = _json(sample, "api/status.json")
+    expected = "Updated at " + status["lastSync"][:10] + " " + status["lastSync"][11:16] + " UTC"
+    base = base_url(transport, sample, http_base)
+    for name, path in PAGES:
+        severe = open_page(browser, base + path, f"updated-{transport}-{name}", full=False)
+        assert severe == [], (path, severe)
+        deadline = time.monotonic() + 5
+        while True:
+            text = browser.execute_script("const f = document.querySelector('footer'); return f ? f.innerText : ''")
+            if expected in text or time.monotonic() > deadline or (transport == "file" and name in ("splinter", "hostile-title")):
+                break
+            time.sleep(0.1)
+        if transport == "file" and name in ("splinter", "hostile-title"):
+            assert "front page" in text, (path, text)
+        else:
+            assert expected in text and "sample-wiki.xml" in text, (path, text)

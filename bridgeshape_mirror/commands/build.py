@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Config, load
 from ..exit_codes import ExitCode
+from ..logs import Progress
 from .common import HelpWithDefaults, run_locked
 
 if TYPE_CHECKING:
@@ -37,7 +38,8 @@ def build_with(config: Config) -> BuildReport:
     """The build of `config` (the caller holds the lock). Raises the library's errors."""
     from site_builder.build import BuildSettings, build  # numpy, jinja2: only when building
 
-    return build(config.state, BuildSettings(out=Path(config.out), deals=config.deals, seed=config.seed))
+    with Progress() as progress:
+        return build(config.state, BuildSettings(out=Path(config.out), deals=config.deals, seed=config.seed), progress)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
@@ -56,28 +58,48 @@ class Report(Protocol):
     def summary(self) -> str: ...
 
 
+@dataclass(frozen=True)
+class Failure:
+    """How `work` ends a run that failed without raising (update's failed sync step): the
+    status, and the sentence its summary line gives as the cause."""
+
+    code: ExitCode
+    cause: str
+
+
 def run_locked(
     args: argparse.Namespace,
     configure: Callable[[argparse.Namespace], Config],
-    work: Callable[[Config], Report | ExitCode],
+    work: Callable[[Config], Report | Failure | ExitCode],
     failure: str,
 ) -> ExitCode:
     """A run of sync, build or update: logging as -q/-v say, the configuration, `work` under
-    the state store's lock, then its report's summary logged and 0. An expected library
-    error is logged after `failure` (what it means for the user) and gives its exit status;
-    `work` may also end the run with a status of its own. Anything else is a bug: cli.main
-    reports it."""
+    the state store's lock, then one summary line, the run's last. An expected library
+    error gives its exit status, its cause after `failure` (what it means for the user);
+    `work` may also end the run with a `Failure` or a status of its own. Anything else is a
+    bug: cli.main reports it."""
     setup_logging(args.verbose - args.quiet)
+    started = time.monotonic()
     try:
         config = configure(args)
         with RunLock(config.state):
             outcome = work(config)
     except EXPECTED_ERRORS as exc:
-        log.error("%s: %s", failure, described(exc))
-        return exit_code_for(exc)
+        outcome = Failure(exit_code_for(exc), f"{failure}: {described(exc)}")
     if isinstance(outcome, ExitCode):
-        return outcome
-    log.info(outcome.summary())
+        outcome = Failure(outcome, "") if outcome != ExitCode.OK else outcome
+    return _summary_line(getattr(args, "command", None) or "run", outcome, time.monotonic() - started)
+
+
+def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: float) -> ExitCode:
+    """Log the line a cron mail is read from, and return the run's status. A success is
+    logged at info level (so -q, as cron runs it, mails nothing), a failure as an error."""
+    if isinstance(outcome, Failure):
+        cause = f": {outcome.cause}" if outcome.cause else ""
+        log.error("%s: FAILED (exit %d %s)%s", command, outcome.code, outcome.code.name.lower(), cause)
+        return outcome.code
+    detail = "" if isinstance(outcome, ExitCode) else f"{outcome.summary()}; "
+    log.info("%s: ok: %sin %.1f s", command, detail, seconds)
     return ExitCode.OK
 
 

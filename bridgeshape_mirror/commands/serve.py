@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from serving import DEFAULT_HOST, DEFAULT_PORT
+from serving import DEFAULT_HOST, DEFAULT_PORT, no_mirror_reason
 
 from ..config import ConfigError, load
 from ..exit_codes import ExitCode
@@ -55,8 +55,10 @@ def run(args: argparse.Namespace) -> ExitCode:
         log.error("PORT=%r is not a port number", os.environ.get("PORT"))
         return ExitCode.USAGE
     out = Path(config.out)
-    if not (out / "api").is_dir():
-        log.warning("%s has no api/ folder (not built yet?): serving it anyway", out)
+    reason = no_mirror_reason(str(out))
+    if reason is not None:
+        log.error("nothing to serve: %s", reason)
+        return ExitCode.USAGE
     try:
         server = http_server.make_server(out, args.host, port)
     except OSError as exc:

@@ -105,8 +105,9 @@ def sync_with(config: Config) -> SyncReport:
                 password=config.password,
             )
         )
-    with Progress("sync", "page") as progress:
-        return run_sync(source, config.state, settings, progress=progress)
+    with Progress() as progress:
+        counter = progress.stage("sync: pages read", "page") if progress else None
+        return run_sync(source, config.state, settings, progress=counter)
 
 
 def run(args: argparse.Namespace) -> ExitCode:

@@ -18,7 +18,7 @@ from sync.errors import SyncError
 from ..config import Config
 from ..exit_codes import ExitCode
 from .build import add_build_arguments, build_with
-from .common import HelpWithDefaults, described, exit_code_for, run_locked
+from .common import Failure, HelpWithDefaults, described, exit_code_for, run_locked
 from .sync import add_sync_arguments, sync_config, sync_with
 
 if TYPE_CHECKING:
@@ -43,14 +43,13 @@ def update_config(args: argparse.Namespace) -> Config:
     return sync_config(args, {"out": args.out, "deals": args.deals, "seed": args.seed})
 
 
-def sync_then_build(config: Config) -> BuildReport | ExitCode:
+def sync_then_build(config: Config) -> BuildReport | Failure:
     """A failed sync ends the run before the build, with its own message: the mirror stays
     as it was. Errors of the lock, the configuration and the build reach run_locked."""
     try:
         sync_report = sync_with(config)
     except (SyncError, StoreError) as exc:
-        log.error("sync failed; state and mirror kept as they were: %s", described(exc))
-        return exit_code_for(exc)
+        return Failure(exit_code_for(exc), f"sync failed; state and mirror kept as they were: {described(exc)}")
     log.info(sync_report.summary())
     return build_with(config)
 

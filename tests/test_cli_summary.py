@@ -1,0 +1,60 @@
+"""The last line of every locked run (sync, build, update), success or failure, is one
+summary line a cron mail can be read from: the command, ok or FAILED with the exit status
+and its cause, and the run's figures. Through the real console script, stderr not a terminal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from test_cli_sync import EXPORT
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bridgeshape_mirror.cli", *argv], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+def last_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert lines, done
+    return lines[-1]
+
+
+def test_success_ends_with_one_ok_line(tmp_path: Path) -> None:
+    export = tmp_path / "export.xml"
+    export.write_text(EXPORT, encoding="utf-8")
+    state, out = str(tmp_path / "state.sqlite"), str(tmp_path / "out")
+    done = run("update", "--dump", str(export), "--state", state, "--out", out, "--deals", "1")
+    assert done.returncode == 0, done.stderr
+    line = last_line(done)
+    assert "update: ok: build: 2 pages (" in line and "files written" in line, line
+    assert line.rstrip().endswith(" s") and " in " in line
+    sync = run("sync", "--dump", str(export), "--state", state)
+    assert "sync: ok: sync (dump): 2 convention pages" in last_line(sync)
+    # -q, as cron runs it: a success prints nothing, so cron mails nothing.
+    quiet = run("build", "--state", state, "--out", out, "--deals", "1", "-q")
+    assert quiet.returncode == 0 and quiet.stderr == ""
+
+
+def test_failure_ends_with_one_failed_line_naming_status_and_cause(tmp_path: Path) -> None:
+    argv = ("--api", "http://127.0.0.1:9/api.php", "--state", str(tmp_path / "s"), "--max-retries", "0", "--timeout", "2")
+    for command in ("sync", "update"):
+        done = run(command, *argv, "-q")
+        assert done.returncode == 4
+        line = last_line(done)
+        assert f"{command}: FAILED (exit 4 wiki_error): sync failed" in line, line
+        assert "cannot connect" in line  # the cause, not only the status
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    export = tmp_path / "export.xml"
+    export.write_text(EXPORT, encoding="utf-8")
+    state = str(tmp_path / "state.sqlite")
+    assert run("sync", "--dump", str(export), "--state", state, "-q").returncode == 0
+    done = run("build", "--state", state, "--out", str(blocker / "out"), "--deals", "1")
+    assert done.returncode == 6
+    assert "build: FAILED (exit 6 build_error): build failed, the published mirror is unchanged: cannot publish" in last_line(done)
