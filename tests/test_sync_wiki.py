@@ -268,7 +268,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 SUMMARY = re.compile(
-    r"bridgeshape-mirror INFO sync \((?P<mode>full|incremental)\): (?P<total>\d+) convention pages; "
+    r"bridgeshape-mirror INFO sync: ok: sync \((?P<mode>full|incremental)\): (?P<total>\d+) convention pages; "
     r"(?P<new>\d+) new, (?P<changed>\d+) changed, (?P<removed>\d+) removed, (?P<unchanged>\d+) unchanged; "
     r"(?P<problems>\d+) with template problems; (?P<requests>\d+) API requests"
 )
