@@ -38,6 +38,7 @@ from .publish import Reused, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
 from .wiki_links import WikiLinks
+from .workers import die_with_parent, stop
 
 log = logging.getLogger(__name__)
 
@@ -155,8 +156,14 @@ def _run_jobs(jobs: list[SampleJob]) -> list[ScenarioDeals]:
         return [sample_job(job) for job in jobs]
     # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        return list(pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),))
+    try:
+        results = list(pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+    except BaseException:
+        stop(pool)  # a signal or a failed job: the workers go now, not when their jobs end
+        raise
+    pool.shutdown()
+    return results
 
 
 def _schemas() -> dict[PurePosixPath, bytes]:
