@@ -51,6 +51,11 @@ PROBLEM_TEXT = {
     Problem.EMPTY_VALUE.value: "shape_constraints is empty",
     Problem.DUPLICATE_TEMPLATE.value: "the template appears more than once (the first is used)",
 }
+TITLE_TEXT = {
+    layout.TitleProblem.UNMAPPABLE.value: "the title has an empty or \".\" part, so no file path",
+    layout.TitleProblem.TOO_LONG.value: "the title is too long or too deep for a file path",
+    layout.TitleProblem.CLASH.value: "the title's file path would pass through the file of another page",
+}
 STATUS_TEXT = {
     Status.OK.value: "ok",
     Status.STALE.value: "stale: DSL broken, last valid revision served",
@@ -186,15 +191,17 @@ def render_files(
     files: dict[PurePosixPath, bytes | Reused] = {}
     files[layout.LIST] = dumps(list_document(analyses))
     files[layout.LISTALL] = dumps(listall_document(analyses))
-    for a in analyses:
-        if a.served_raw is None:
-            continue  # never valid: only listall and the report know it
+    served = [a for a in analyses if a.served_raw is not None]  # never valid: only listall and the report know it
+    titles = layout.title_files({a.page.page_id: a.page.title for a in served})
+    for a in served:
         document = dumps(get_document(a))
         files[layout.get_by_pageid(a.page.page_id)] = document
-        try:
-            files[layout.get_by_title(a.page.title)] = document
-        except layout.UnmappableTitle:
-            log.warning("no file path for the title %r; it is served by page id only", a.page.title)
+        path = titles.paths.get(a.page.page_id)
+        if path is not None:
+            files[path] = document
+        else:
+            problem, other = titles.refused[a.page.page_id]
+            log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
             report.skipped_titles.append(a.page.title)
     keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
 
@@ -209,11 +216,11 @@ def render_files(
         key = keys[a.page.page_id]
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
-    report_doc = report_document(analyses, deals, links, settings.rare)
+    report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
     files[layout.REPORT_HTML] = render(
-        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT
+        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT
     )
     files[layout.INDEX_HTML] = render(
         "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT
