@@ -26,6 +26,7 @@ from dsl.format import format_scenario
 from serving.nginx import render_snippet
 from store.history import History
 from store.model import Problem, SiteInfo
+from store.errors import StateError
 from store.state import StateStore
 
 from . import layout
@@ -103,10 +104,17 @@ class BuildReport:
 
 
 def build(state_path: str | Path, settings: BuildSettings) -> BuildReport:
+    # A mistyped --state, or a store no sync ever wrote, would publish an empty mirror over
+    # the good one: that is the state's fault (exit 5), and the mirror stays.
+    if not Path(state_path).is_file():
+        raise StateError(f"there is no state store at {state_path}: run sync first")
     report = BuildReport()
     with StateStore(state_path) as store:
         pages = store.pages()
-        site = store.site_info() or SiteInfo()
+        site = store.site_info()
+        if not pages and site is None:
+            raise StateError(f"the state store {state_path} is empty (never synced): run sync first")
+        site = site or SiteInfo()
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
