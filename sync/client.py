@@ -24,6 +24,7 @@ import requests
 from store.version import VERSION
 
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
+from .http_limits import BoundedAdapter
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,9 @@ class WikiClient:
         # mwclient would append its own product token with a URL; the contract is this one.
         self.site.connection.headers["User-Agent"] = user_agent(settings.contact)
         self.site.connection.hooks["response"].append(self._remember)
+        # The timeout bounds the whole answer, and a huge answer is refused (sync/http_limits.py).
+        for prefix in ("http://", "https://"):
+            self.site.connection.mount(prefix, BoundedAdapter())
 
     def _remember(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
         self._last_response = response
