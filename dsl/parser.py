@@ -19,8 +19,8 @@ from lark.exceptions import LarkError
 from . import messages
 from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
-from .limits import LIMITS, Limits, cap_errors, check, too_many_digits
 from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure, terminals
+from .limits import LIMITS, Limits, cap_errors, check, too_many_digits
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 ROLES = tuple(role.value for role in Role)

@@ -24,9 +24,9 @@ from typing import Any
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
+from store.errors import StateError
 from store.history import History
 from store.model import Problem, SiteInfo
-from store.errors import StateError
 from store.state import StateStore
 
 from . import layout

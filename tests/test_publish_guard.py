@@ -4,7 +4,6 @@ collection deletes the other's version folder mid-write."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from pathlib import Path, PurePosixPath
@@ -13,8 +12,9 @@ import pytest
 
 from bridgeshape_mirror.exit_codes import ExitCode
 from site_builder.build import BuildSettings, build
-from site_builder.publish import MANIFEST, current_version, publish
+from site_builder.publish import current_version, publish
 from store.errors import StateError
+from test_build_kill import intact
 from test_cli_exit_codes import status
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
@@ -57,11 +57,6 @@ class PausingFiles(dict):
             if n == 0:
                 self.paused.set()
                 self.resume.wait(10)
-
-
-def intact(version: Path) -> bool:
-    manifest = json.loads((version / MANIFEST).read_text())
-    return all(hashlib.sha256((version / name).read_bytes()).hexdigest() == digest for name, digest in manifest.items())
 
 
 def test_two_stores_publishing_to_one_folder_take_turns(tmp_path):
