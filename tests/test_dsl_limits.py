@@ -82,3 +82,13 @@ def test_a_page_past_a_limit_is_broken_in_the_report_and_the_others_publish(tmp_
     broken = json.loads((out / "report/report.json").read_text())["broken"]
     assert [row["errors"][0]["code"] for row in broken] == ["limit-exceeded"] * 3
     assert json.loads((out / "api/get/title/Stayman.json").read_text())["shapeconstraints"]["scenarios"]
+
+
+def test_serve_validate_answers_a_hostile_number_with_the_limit_error():
+    from urllib.parse import quote_plus
+
+    from serving.api_answers import Api
+
+    answer = Api(".", live=True).answer("action=bridgeshape&shapeaction=validate&format=json&dsl=" + quote_plus("opener hcp:" + HUGE_NUMBER))
+    assert answer.status == 200
+    assert json.loads(answer.body)["validate"]["errors"][0]["code"] == "limit-exceeded"
