@@ -149,7 +149,8 @@ def _deals(
             if cached is None:
                 jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             else:
-                outcomes[key] = ScenarioDeals.from_json(json.loads(cached))
+                with history.store.reading():  # damaged bytes there: the state's fault, exit 5
+                    outcomes[key] = ScenarioDeals.from_json(json.loads(cached))
                 used[key] = cached
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)

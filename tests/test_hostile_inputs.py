@@ -71,3 +71,14 @@ def test_a_state_store_with_flipped_bytes_is_exit_5(tmp_path, capsys):
         seen.add(code)
     assert ExitCode.STATE_ERROR in seen
     assert "internal error" not in capsys.readouterr().err
+
+
+def test_damaged_deals_remembered_in_the_state_are_exit_5(tmp_path):
+    import sqlite3
+
+    state = tmp_path / "state.sqlite"
+    assert status("sync", "--dump", str(SAMPLE), "--state", str(state), "-q") == ExitCode.OK
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.OK
+    with sqlite3.connect(state) as db:
+        db.execute("UPDATE build_deals SET document = '{\"index\": 1, \"lab'")
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.STATE_ERROR
