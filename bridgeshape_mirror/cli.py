@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 
@@ -13,6 +15,27 @@ from .commands import build, deals, serve, sync, update, validate
 from .exit_codes import ExitCode
 
 COMMANDS = (validate, deals, sync, build, update, serve)
+
+#: Exit statuses of a run stopped by a signal, as a shell reports a process killed by it
+#: (128 + the signal's number), but after the run has cleaned up and said so.
+INTERRUPTED = 128 + signal.SIGINT
+TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT: the run unwinds
+    (the worker pool is stopped, the lock released, a half-made version left for the next
+    build to clear) instead of dying where it stands. Not an Exception: nothing catches it
+    by accident."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _stopped(what: str, status: int) -> int:
+    print(f"bridgeshape-mirror: {what}: stopped; the published mirror and the state are as a failed run leaves them", file=sys.stderr)
+    return status
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,11 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Only the main thread may set handlers (tests call main() from others).
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if in_main else None
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:
-        print("bridgeshape-mirror: interrupted", file=sys.stderr)
-        return 130
+        return _stopped("interrupted (SIGINT)", INTERRUPTED)
+    except Terminated:
+        return _stopped("terminated (SIGTERM)", TERMINATED)
     except BrokenPipeError:
         # The reader (`head`, a closed pipe) went away: nothing left to say, and no failure.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -43,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc(file=sys.stderr)
         print(f"bridgeshape-mirror: internal error: {exc!r}; please report it with the trace above", file=sys.stderr)
         return int(ExitCode.INTERNAL)
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 
 class ConfigError(ValueError):
@@ -121,6 +121,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
                 if key not in allowed:
                     raise ConfigError(f"{path}: unknown key {key!r} in [{section}]")
                 values[key] = value
+        _check_values(values, path)
         for key in ("state", "out", "dump", "password_file"):
             if key in values and not Path(values[key]).is_absolute():
                 values[key] = str(file.parent / values[key])
@@ -149,3 +150,45 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
     if config.category == "":
         config.category = None
     return config
+
+
+#: The smallest value each number may take (TOML has no unsigned types): a negative count
+#: of deals or retries, or a zero timeout, would be taken silently and misbehave later.
+_MINIMUM: dict[str, tuple[float, bool]] = {
+    # name: (bound, whether the bound itself is allowed)
+    "deals": (0, True),
+    "seed": (0, True),
+    "max_retries": (0, True),
+    "info_check_hours": (0, True),
+    "timeout": (0, False),
+    "deadline": (0, False),
+}
+
+
+def _check_values(values: dict[str, Any], path: str) -> None:
+    """Each value of the file against the type of its Config field and its range, so `deals = "ten"`
+    or `seed = 1.5` is a configuration error (exit 2), not a failure deep in a run."""
+    where = f"{path}: "
+    hints = {**get_type_hints(Config), "password_file": str}
+    for name, value in values.items():
+        expected = hints[name]
+        # bool is an int to isinstance, and an int is a fine float (timeout = 30).
+        ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+        if not ok and expected is float:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        if not ok:
+            raise ConfigError(f"{where}{name} = {value!r:.60} is not {_TYPE_WORDS.get(expected, str(expected))}")
+        if name in _MINIMUM and value is not None:
+            bound, allowed = _MINIMUM[name]
+            if value < bound or (value == bound and not allowed):
+                word = "0 or more" if allowed else "more than 0"
+                raise ConfigError(f"{where}{name} = {value!r} must be {word}")
+
+
+_TYPE_WORDS: dict[Any, str] = {
+    str: "a string",
+    str | None: "a string",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+}

@@ -8,13 +8,25 @@ from collections.abc import Callable
 from typing import Any
 
 
+#: Control characters but the line end, and the bidi controls that reorder a line: a page
+#: title or a DSL value in a message could otherwise move the cursor, recolour or rewrite
+#: the terminal of whoever reads the log.
+_UNPRINTABLE = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x0A), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+_UNPRINTABLE.update({c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))})
+
+
+class _Printable(logging.Formatter):
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return super().formatMessage(record).translate(_UNPRINTABLE)
+
+
 def setup_logging(verbosity: int) -> None:
     level = logging.WARNING if verbosity < 0 else logging.DEBUG if verbosity > 0 else logging.INFO
     handler = logging.StreamHandler(sys.stderr)
     if sys.stderr.isatty():
-        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        handler.setFormatter(_Printable("%(levelname)s: %(message)s"))
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s bridgeshape-mirror %(levelname)s %(message)s"))
+        handler.setFormatter(_Printable("%(asctime)s bridgeshape-mirror %(levelname)s %(message)s"))
     handler.set_name("bridgeshape-mirror")
     root = logging.getLogger()
     # Replace only our own handler, so a second call (or a test's capture handler) keeps working.

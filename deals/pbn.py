@@ -117,13 +117,18 @@ MANDATORY_TAGS = (
 CRLF = "\r\n"
 
 
+#: Line ends and other control characters: a tag is one line, so a title with a newline
+#: would end the `[Event]` tag early and start a line of its own.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _tag_value(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    return _CONTROL.sub(" ", value).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _comment(text: str) -> str:
     # A brace comment ends at the first `}`; keep the text on one line and brace-free.
-    return "{" + " ".join(text.replace("{", "(").replace("}", ")").split()) + "}"
+    return "{" + " ".join(_CONTROL.sub(" ", text).replace("{", "(").replace("}", ")").split()) + "}"
 
 
 class PbnExportWriter:

@@ -27,6 +27,10 @@ class ErrorCode(StrEnum):
     WILDCARD_WITHOUT_CANDIDATE = "wildcard-without-candidate"
     UNKNOWN_SHAPE = "unknown-shape"
     BAD_FIT = "bad-fit"
+    #: The string is past one of `dsl.limits.LIMITS` (the message says which); not read further.
+    LIMIT_EXCEEDED = "limit-exceeded"
+    #: The last entry of a list cut at `Limits.errors`: how many more errors there are.
+    MORE_ERRORS = "more-errors"
     #: The grammar accepts every string by design; this is only a safety net.
     SYNTAX_ERROR = "syntax-error"
 

@@ -1,35 +1,89 @@
-"""A plain-text account of a parse result for a terminal: each error under its line, with a caret."""
+"""A plain-text account of a parse result for a terminal: each error under its line, with a caret.
+
+Bounded whatever the input: each error shows a window of its line around the place (not
+the whole line again, which made 64 KB of input print 384 MB), at most `SHOWN` errors are
+shown, and control characters from the DSL are written as escapes, so a page cannot move
+the cursor or recolour the terminal of whoever runs `validate`.
+"""
 
 from __future__ import annotations
 
-from .errors import DslError
+import unicodedata
+
+from .errors import DslError, ErrorCode
 from .parser import ParseResult
+
+#: Characters of the line shown on each side of an error's place.
+CONTEXT = 40
+#: The longest run shown under carets; a longer error is cut there, with "...".
+MARK = 60
+#: Errors shown; a longer list ends with a count of the rest.
+SHOWN = 100
+#: The longest message or hint shown (they quote the token, which may be the whole input).
+SENTENCE = 400
+
+
+def printable(text: str) -> str:
+    """`text` with control and format characters (escape sequences, bidi overrides) written
+    as `\\x1b`-style escapes; tabs and CRs as single spaces, as offsets count them."""
+    out = []
+    for ch in text:
+        if ch in "\t\r":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _sentence(text: str) -> str:
+    text = printable(text)
+    return text if len(text) <= SENTENCE else text[: SENTENCE - 3] + "..."
 
 
 def _caret_block(raw: str, error: DslError) -> list[str]:
-    lines = raw.split("\n")
-    text = lines[error.line - 1] if error.line - 1 < len(lines) else ""
-    start = error.column - 1
-    # Tabs would shift the caret; show them as single spaces, as the offsets count them.
-    shown = text.replace("\t", " ").replace("\r", " ")
-    width = max(1, min(error.length, len(shown) - start) if start < len(shown) else 1)
-    return ["    " + shown, "    " + " " * start + "^" * width]
+    line_start = 0
+    for _ in range(error.line - 1):
+        found = raw.find("\n", line_start)
+        if found < 0:
+            break
+        line_start = found + 1
+    line_end = raw.find("\n", line_start)
+    line_end = len(raw) if line_end < 0 else line_end
+    start = min(line_start + error.column - 1, line_end)
+    end = min(line_end, start + max(1, min(error.length, MARK)))
+    left = max(line_start, start - CONTEXT)
+    right = min(line_end, end + CONTEXT)
+    before = ("..." if left > line_start else "") + printable(raw[left:start])
+    marked = printable(raw[start:end])
+    after = printable(raw[end:right]) + ("..." if right < line_end else "")
+    return ["    " + before + marked + after, "    " + " " * len(before) + "^" * max(1, len(marked))]
 
 
 def explain(result: ParseResult) -> str:
     if result.valid:
         if not result.scenarios:
             return "valid: no constraints (the string is blank)"
-        labels = ", ".join(s.label or f"#{i}" for i, s in enumerate(result.scenarios, start=1))
+        labels = ", ".join(printable(s.label) or f"#{i}" for i, s in enumerate(result.scenarios, start=1))
         count = len(result.scenarios)
         return f"valid: {count} scenario{'s' if count != 1 else ''} ({labels})"
-    count = len(result.errors)
-    out = [f"invalid: {count} error{'s' if count != 1 else ''}"]
-    for error in result.errors:
+    errors = list(result.errors)
+    more = errors.pop() if errors[-1].code is ErrorCode.MORE_ERRORS else None
+    count = len(errors)
+    if more is not None:
+        out = [f"invalid: more than {count} errors"]
+    else:
+        out = [f"invalid: {count} error{'s' if count != 1 else ''}"]
+    for error in errors[:SHOWN]:
         out.append("")
         out.append(f"scenario {error.scenario}, line {error.line}, column {error.column} [{error.code.value}]")
-        out.append(f"  {error.message}")
+        out.append(f"  {_sentence(error.message)}")
         out.extend(_caret_block(result.raw, error))
         if error.hint:
-            out.append(f"  hint: {error.hint}")
+            out.append(f"  hint: {_sentence(error.hint)}")
+    if count > SHOWN:
+        out.extend(("", f"... and {count - SHOWN:,} more errors not shown here (--json lists them)."))
+    if more is not None:
+        out.extend(("", _sentence(more.message)))
     return "\n".join(out)

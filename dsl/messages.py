@@ -27,6 +27,17 @@ MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_SHAPE: "\"{token}\" is not a shape class. Use balanced, one_suiter, two_suiter, three_suiter or any.",
     ErrorCode.BAD_FIT: "\"{token}\" is not a fit. Write a suit (S, H, D, C), M (a major), m (a minor) or nothing, then the minimum and +, like fit:H8+.",
     ErrorCode.SYNTAX_ERROR: "The text cannot be read here: {detail}",
+    ErrorCode.LIMIT_EXCEEDED: "{detail}",
+    ErrorCode.MORE_ERRORS: "... and {count:,} more errors, not listed (only the first {limit:,} are): fix these first.",
+}
+
+#: Which limit of `dsl.limits.Limits` a string is past, by field name (LIMIT_EXCEEDED).
+LIMIT_DETAILS: dict[str, str] = {
+    "characters": "The text is {count:,} characters long; the mirror reads at most {limit:,}. Nothing else in the text was checked.",
+    "scenarios": "The text has {count:,} scenarios (parts between \"//\"); the mirror reads at most {limit:,}. Nothing else in the text was checked.",
+    "positions": "Scenario {scenario} has {count:,} positions (parts between \";\"); the mirror reads at most {limit:,}. Nothing else in the text was checked.",
+    "keys": "Scenario {scenario} has {count:,} constraints (key:value); the mirror reads at most {limit:,}. Nothing else in the text was checked.",
+    "digits": "\"{token}\" has a number of more than {limit} digits; no value of the DSL needs more than 2.",
 }
 
 HINTS: dict[str, str] = {
@@ -49,6 +60,10 @@ MEASURES: dict[str, str] = {
 
 def render(code: ErrorCode, **fields: object) -> str:
     return MESSAGES[code].format(**fields)
+
+
+def limit(name: str, **fields: object) -> str:
+    return render(ErrorCode.LIMIT_EXCEEDED, detail=LIMIT_DETAILS[name].format(**fields))
 
 
 def hint(name: str, **fields: object) -> str:

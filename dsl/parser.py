@@ -20,6 +20,7 @@ from . import messages
 from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
 from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure, terminals
+from .limits import LIMITS, Limits, cap_errors, check, too_many_digits
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 ROLES = tuple(role.value for role in Role)
@@ -60,10 +61,14 @@ class ParseResult:
         return not self.errors
 
 
-def parse(raw: str) -> ParseResult:
-    """Parse `raw` exactly as given; offsets in errors index into it. Blank means no scenarios."""
+def parse(raw: str, limits: Limits = LIMITS) -> ParseResult:
+    """Parse `raw` exactly as given; offsets in errors index into it. Blank means no scenarios.
+    A string past one of `limits` gets that one error, before lark or the reader run."""
     if not raw.strip(" \t\r\n"):
         return ParseResult(raw, (), ())
+    past = check(raw, limits)
+    if past is not None:
+        return ParseResult(raw, (), (past,))
     try:
         tree = _parser().parse(raw)
     except LarkError as exc:  # the grammar is total; keep a readable answer if it is not
@@ -76,11 +81,11 @@ def parse(raw: str) -> ParseResult:
     for index, scenario_tree in enumerate(scenario_trees):
         before = separators[index - 1] if index > 0 else None
         after = separators[index] if index < len(separators) else None
-        builder = _ScenarioReader(raw, index + 1, errors, anchor=before or after)
+        builder = _ScenarioReader(raw, index + 1, errors, anchor=before or after, limits=limits)
         scenarios.append(builder.read(scenario_tree))
     if errors:
         errors.sort(key=lambda e: e.offset)  # stable: same place keeps discovery order
-        return ParseResult(raw, (), tuple(errors))
+        return ParseResult(raw, (), cap_errors(raw, errors, limits))
     return ParseResult(raw, tuple(scenarios), ())
 
 
@@ -149,8 +154,9 @@ class _PositionDraft:
 
 
 class _ScenarioReader:
-    def __init__(self, raw: str, number: int, errors: list[DslError], anchor: Token | None):
+    def __init__(self, raw: str, number: int, errors: list[DslError], anchor: Token | None, limits: Limits):
         self.raw = raw
+        self.limits = limits
         self.number = number
         self.errors = errors
         self.anchor = anchor
@@ -327,6 +333,9 @@ class _ScenarioReader:
             self.error(ErrorCode.BAD_RANGE, value, hint=self._odd_space(value))
             return None
         text = str(value)
+        if too_many_digits(text, self.limits):
+            self.too_long_number(value)
+            return None
         if text.endswith("+"):
             low, high = int(text[:-1]), None
         elif "-" in text:
@@ -349,6 +358,9 @@ class _ScenarioReader:
         if value.type != "FIT_SPEC":
             self.error(ErrorCode.BAD_FIT, value, hint=self._fit_hint(text))
             return None
+        if too_many_digits(text, self.limits):
+            self.too_long_number(value)
+            return None
         head = text[0]
         minimum = int(text[1:-1] if not head.isdigit() else text[:-1])
         if minimum > FIT.limit:
@@ -359,6 +371,13 @@ class _ScenarioReader:
         role = draft.role if draft is not None else None
         pair = role.pair if role is not None else Pair.DECLARER
         return Fit(min=minimum, suit=suit, suit_class=suit_class, pair=pair, declared_in=role)
+
+    def too_long_number(self, value: Token) -> None:
+        # int() of it would be slow, or refused past CPython's 4,300 digits: never called.
+        text = str(value)
+        shown = text if len(text) <= 24 else text[:20] + "..."
+        detail = messages.LIMIT_DETAILS["digits"].format(token=shown, limit=self.limits.digits)
+        self.error(ErrorCode.LIMIT_EXCEEDED, value, detail=detail)
 
     def _fit_hint(self, text: str) -> str | None:
         candidates = [text + "+", text.upper(), text.upper() + "+", text.rstrip("-") + "+"]
@@ -402,4 +421,4 @@ def _is_fit_value(text: str) -> bool:
     except LarkError:
         return False
     specs = [t for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "FIT_SPEC")]
-    return specs == [text] and int(text.lstrip(SUIT_LETTERS + "Mm")[:-1]) <= FIT.limit
+    return specs == [text] and not too_many_digits(text) and int(text.lstrip(SUIT_LETTERS + "Mm")[:-1]) <= FIT.limit

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -111,6 +112,15 @@ class MirrorServer(ThreadingHTTPServer):
         self.root = os.fspath(root)
         self.api = Api(self.root, live=True)
         super().__init__(address, Handler)
+
+    def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
+        # A client that goes away mid-answer (a reset, a closed pipe, a timeout) is routine
+        # for a server on the internet: one debug line, not a traceback on stderr each time.
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            log.debug("%s went away: %s", client_address[0], error.__class__.__name__)
+            return
+        super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

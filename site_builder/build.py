@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
+from store.errors import StateError
 from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo
 from store.refusal import read_refusal
@@ -49,6 +50,7 @@ from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
 from .status import Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
+from .workers import die_with_parent, stop
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,11 @@ PROBLEM_TEXT = {
     Problem.NO_PARAMETER.value: "the template has no shape_constraints parameter",
     Problem.EMPTY_VALUE.value: "shape_constraints is empty",
     Problem.DUPLICATE_TEMPLATE.value: "the template appears more than once (the first is used)",
+}
+TITLE_TEXT = {
+    layout.TitleProblem.UNMAPPABLE.value: "the title has an empty or \".\" part, so no file path",
+    layout.TitleProblem.TOO_LONG.value: "the title is too long or too deep for a file path",
+    layout.TitleProblem.CLASH.value: "the title's file path would pass through the file of another page",
 }
 STATUS_TEXT = {
     Status.OK.value: "ok",
@@ -130,11 +137,18 @@ class BuildReport:
 
 
 def build(state_path: str | Path, settings: BuildSettings, progress: Progress | None = None) -> BuildReport:
+    # A mistyped --state, or a store no sync ever wrote, would publish an empty mirror over
+    # the good one: that is the state's fault (exit 5), and the mirror stays.
+    if not Path(state_path).is_file():
+        raise StateError(f"there is no state store at {state_path}: run sync first")
     report = BuildReport()
     progress = progress or _Unwatched()
     with StateStore(state_path) as store:
         pages = store.pages()
-        site = store.site_info() or SiteInfo()
+        site = store.site_info()
+        if not pages and site is None:
+            raise StateError(f"the state store {state_path} is empty (never synced): run sync first")
+        site = site or SiteInfo()
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
@@ -172,7 +186,8 @@ def _deals(
             if cached is None:
                 jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             else:
-                outcomes[key] = ScenarioDeals.from_json(json.loads(cached))
+                with history.store.reading():  # damaged bytes there: the state's fault, exit 5
+                    outcomes[key] = ScenarioDeals.from_json(json.loads(cached))
                 used[key] = cached
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
@@ -193,9 +208,15 @@ def _run_jobs(jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted) 
         return [_counted(sample_job(job), dealt) for job in jobs]
     # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        results = pool.map(sample_job, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
-        return [_counted(outcome, dealt) for outcome in results]
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),))
+    try:
+        chunks = max(1, len(jobs) // (workers * 8))
+        results = [_counted(outcome, dealt) for outcome in pool.map(sample_job, jobs, chunksize=chunks)]
+    except BaseException:
+        stop(pool)  # a signal or a failed job: the workers go now, not when their jobs end
+        raise
+    pool.shutdown()
+    return results
 
 
 def _counted(outcome: ScenarioDeals, dealt: Callable[[int], None]) -> ScenarioDeals:
@@ -227,15 +248,17 @@ def render_files(
     files: dict[PurePosixPath, bytes | Reused] = {}
     files[layout.LIST] = dumps(list_document(analyses))
     files[layout.LISTALL] = dumps(listall_document(analyses))
-    for a in analyses:
-        if a.served_raw is None:
-            continue  # never valid: only listall and the report know it
+    served = [a for a in analyses if a.served_raw is not None]  # never valid: only listall and the report know it
+    titles = layout.title_files({a.page.page_id: a.page.title for a in served})
+    for a in served:
         document = dumps(get_document(a))
         files[layout.get_by_pageid(a.page.page_id)] = document
-        try:
-            files[layout.get_by_title(a.page.title)] = document
-        except layout.UnmappableTitle:
-            log.warning("no file path for the title %r; it is served by page id only", a.page.title)
+        path = titles.paths.get(a.page.page_id)
+        if path is not None:
+            files[path] = document
+        else:
+            problem, other = titles.refused[a.page.page_id]
+            log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
             report.skipped_titles.append(a.page.title)
     keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
 
@@ -250,7 +273,7 @@ def render_files(
         key = keys[a.page.page_id]
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
-    report_doc = report_document(analyses, deals, links, settings.rare)
+    report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
         page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
@@ -264,7 +287,8 @@ def render_files(
     status = _settle_status(report, files, remembered_status)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
     files[layout.REPORT_HTML] = render(
-        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, status=status
+        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT,
+        status=status,
     )
     files[layout.INDEX_HTML] = render(
         "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT, status=status

@@ -5,6 +5,7 @@ unchanged input gives byte-identical files."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import dsl
@@ -15,6 +16,7 @@ from dsl.render import error_json
 
 from .analysis import PageAnalysis, Status
 from .status import GENERATOR, Freshness
+from .layout import TitleProblem
 from .wiki_links import WikiLinks
 
 
@@ -79,9 +81,17 @@ def deals_document(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> dict[str, 
     }
 
 
-def report_document(pages: list[PageAnalysis], deals: dict[int, list[ScenarioDeals]], links: WikiLinks, rare: float) -> dict[str, Any]:
-    """report/report.json: what editors must fix, and what is odd, page by page."""
-    broken, problems, unsatisfiable, rare_rows = [], [], [], []
+def report_document(
+    pages: list[PageAnalysis],
+    deals: dict[int, list[ScenarioDeals]],
+    links: WikiLinks,
+    rare: float,
+    titles_refused: Mapping[int, tuple[TitleProblem, str | None]] | None = None,
+) -> dict[str, Any]:
+    """report/report.json: what editors must fix, and what is odd, page by page;
+    `titles_refused`: the pages served by page id only, and why (layout.title_files)."""
+    titles_refused = titles_refused or {}
+    broken, problems, unsatisfiable, rare_rows, title_rows = [], [], [], [], []
     for a in sorted(pages, key=_by_title):
         page = a.page
         where = {"pageId": page.page_id, "title": page.title, "url": links.view(page.title), "editUrl": links.edit(page.title)}
@@ -98,6 +108,9 @@ def report_document(pages: list[PageAnalysis], deals: dict[int, list[ScenarioDea
                     "errors": [error_json(e) for e in a.current.errors],
                 }
             )
+        if page.page_id in titles_refused:
+            problem, other = titles_refused[page.page_id]
+            title_rows.append({**where, "problem": problem.value, "clashesWith": other})
         if page.problems:
             problems.append({**where, "revid": page.revid, "problems": [p.value for p in page.problems]})
         for outcome in deals.get(page.page_id, []):
@@ -124,11 +137,13 @@ def report_document(pages: list[PageAnalysis], deals: dict[int, list[ScenarioDea
             "unsatisfiableScenarios": len(unsatisfiable),
             "rareScenarios": len(rare_rows),
             "rareThreshold": rare,
+            "titlesWithoutFile": len(title_rows),
         },
         "broken": broken,
         "templateProblems": problems,
         "unsatisfiable": unsatisfiable,
         "rare": rare_rows,
+        "titlesWithoutFile": title_rows,
     }
 
 

@@ -59,18 +59,24 @@ class Piece:
 
 
 def highlight(raw: str, errors: list[dict[str, Any]]) -> list[Piece]:
-    """Cut `raw` at every error's start and end, so each piece is wholly inside or outside each error."""
-    cuts = {0, len(raw)}
-    for e in errors:
+    """Cut `raw` at every error's start and end, so each piece is wholly inside or outside each
+    error. One sweep over the cuts, keeping the errors open at each (comparing every piece
+    with every error made a page of many errors take hours)."""
+    opening: dict[int, list[int]] = {}
+    closing: dict[int, list[int]] = {}
+    for n, e in enumerate(errors, start=1):
         start = min(e["offset"], len(raw))
-        cuts.update((start, min(len(raw), start + max(e["length"], 1))))
-    points = sorted(cuts)
+        end = min(len(raw), start + max(e["length"], 1))
+        if start < end:
+            opening.setdefault(start, []).append(n)
+            closing.setdefault(end, []).append(n)
+    points = sorted({0, len(raw), *opening, *closing})
+    open_now: set[int] = set()
     pieces = []
     for start, end in zip(points, points[1:]):
-        covering = tuple(
-            n for n, e in enumerate(errors, start=1) if e["offset"] <= start and end <= e["offset"] + max(e["length"], 1)
-        )
-        pieces.append(Piece(raw[start:end], covering))
+        open_now.difference_update(closing.get(start, ()))
+        open_now.update(opening.get(start, ()))
+        pieces.append(Piece(raw[start:end], tuple(sorted(open_now))))
     # An error at the very end of the text (offset == len) still needs a visible mark.
     for n, e in enumerate(errors, start=1):
         if e["offset"] >= len(raw):

@@ -3,6 +3,9 @@ other programs: never change one."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import PurePosixPath
 
 LIST = PurePosixPath("api/list.json")
@@ -18,10 +21,31 @@ NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
 
 #: The longest file name most file systems take, in bytes.
 NAME_MAX = 255
+#: Folders a title's file may sit under, and bytes of its path under `TITLE_DIR`: far past
+#: any real title (MediaWiki's are at most 255 bytes), far below PATH_MAX (4,096) and the
+#: time it takes to make 2,100 nested folders.
+MAX_DEPTH = 32
+MAX_TITLE_PATH = 1024
+TITLE_DIR = PurePosixPath("api/get/title")
+
+
+class TitleProblem(StrEnum):
+    """Why a title has no file of its own (its page is then served by page id only)."""
+
+    #: An empty segment ("A//B", "A/"), or "." / "..".
+    UNMAPPABLE = "unmappable"
+    #: A segment longer than NAME_MAX bytes, deeper than MAX_DEPTH, or longer than MAX_TITLE_PATH.
+    TOO_LONG = "too-long"
+    #: Its path would pass through another title's file ("Stayman.json/x" beside "Stayman").
+    CLASH = "clash"
 
 
 class UnmappableTitle(ValueError):
-    """A title that has no file path in the layout (an empty `/` segment, or too long)."""
+    """A title that has no file path in the layout; `problem` says why."""
+
+    def __init__(self, title: str, problem: TitleProblem):
+        super().__init__(title)
+        self.problem = problem
 
 
 def get_by_pageid(page_id: int) -> PurePosixPath:
@@ -30,13 +54,51 @@ def get_by_pageid(page_id: int) -> PurePosixPath:
 
 def get_by_title(title: str) -> PurePosixPath:
     """`api/get/title/<Title>.json`: the title in URL form (spaces as `_`), `/` as folders."""
+    # Measured before splitting: a hostile title of 100,000 slashes costs one len().
+    if len(title.encode("utf-8")) > MAX_TITLE_PATH or title.count("/") > MAX_DEPTH:
+        raise UnmappableTitle(title, TitleProblem.TOO_LONG)
     segments = title.replace(" ", "_").split("/")
     segments[-1] += ".json"
     for segment in segments:
         # MediaWiki forbids "." and ".." segments; an empty one ("A//B", "A/") has no folder.
-        if segment in ("", ".json", ".", "..") or len(segment.encode("utf-8")) > NAME_MAX:
-            raise UnmappableTitle(title)
-    return PurePosixPath("api/get/title", *segments)
+        if segment in ("", ".json", ".", ".."):
+            raise UnmappableTitle(title, TitleProblem.UNMAPPABLE)
+        if len(segment.encode("utf-8")) > NAME_MAX:
+            raise UnmappableTitle(title, TitleProblem.TOO_LONG)
+    return TITLE_DIR.joinpath(*segments)
+
+
+@dataclass(frozen=True)
+class TitleFiles:
+    """Each served page's title file, and why the others have none."""
+
+    paths: dict[int, PurePosixPath]
+    #: Page id -> (the problem, the title it clashes with or None).
+    refused: dict[int, tuple[TitleProblem, str | None]]
+
+
+def title_files(titles: Mapping[int, str]) -> TitleFiles:
+    """The title files of pages `titles` (page id -> title), so that none is another's
+    folder: a title whose path passes through another's file is refused, whatever the order
+    (the deeper one loses: "Stayman" keeps its file). Linear: at most MAX_DEPTH folders each."""
+    paths: dict[int, PurePosixPath] = {}
+    refused: dict[int, tuple[TitleProblem, str | None]] = {}
+    for page_id, title in titles.items():
+        try:
+            paths[page_id] = get_by_title(title)
+        except UnmappableTitle as exc:
+            refused[page_id] = (exc.problem, None)
+    owner = {path: page_id for page_id, path in paths.items()}
+    for page_id, path in list(paths.items()):
+        for folder in path.parents:
+            if folder == TITLE_DIR:
+                break
+            other = owner.get(folder)
+            if other is not None:
+                refused[page_id] = (TitleProblem.CLASH, titles[other])
+                del paths[page_id]
+                break
+    return TitleFiles(paths, refused)
 
 
 def deals_json(page_id: int) -> PurePosixPath:

@@ -10,18 +10,23 @@ version folder that the link never pointed to; the next publish deletes it.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
+import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 MANIFEST = ".manifest.json"
 #: Versions kept besides the published one, so a reader that opened the previous one can finish.
 KEEP_OLD = 1
+#: How long a publish waits for another one to the same folder (seconds).
+LOCK_WAIT = 120.0
 
 
 class PublishError(Exception):
@@ -73,12 +78,49 @@ def published_manifest(out: Path) -> dict[str, str]:
     return _manifest(current_version(Path(os.path.abspath(out))))
 
 
+def lock_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.lock"
+
+
+@contextmanager
+def _output_lock(out: Path) -> Iterator[None]:
+    """The output folder's own lock, whatever the state store: two stores publishing to one
+    folder take turns, so one's garbage collection never meets the other's version folder
+    half-written (the run lock is per state store and cannot see this). The kernel drops
+    it if the process dies."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path(out), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise PublishError(f"cannot publish to {out}: cannot make its lock file: {exc}") from exc
+    try:
+        waited_until = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > waited_until:
+                    raise PublishError(f"cannot publish to {out}: another build has been publishing to it for {LOCK_WAIT:g} s") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 def publish(
     out: Path, files: Mapping[PurePosixPath, bytes | Reused], progress: Callable[[int], None] | None = None
 ) -> PublishResult:
     """`files`: each path's bytes, or `Reused` for a file the published version holds as is.
     `progress` is told of each file placed in the new version (written or linked)."""
     out = Path(os.path.abspath(out))
+    with _output_lock(out):
+        return _publish(out, files, progress)
+
+
+def _publish(
+    out: Path, files: Mapping[PurePosixPath, bytes | Reused], progress: Callable[[int], None] | None
+) -> PublishResult:
     if out.exists() and not out.is_symlink():
         if out.is_dir() and not any(out.iterdir()):
             out.rmdir()

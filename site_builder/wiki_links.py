@@ -2,27 +2,40 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from store.model import SiteInfo
 
 
+#: A server as MediaWiki gives it: http(s), or protocol-relative ("//host"), then a host and
+#: port only. Anything else (`javascript:`, `data:`, control characters that browsers drop
+#: from a scheme) comes from a hostile or broken siteinfo: no link is made from it at all.
+_SERVER = re.compile(r"(?:https?:)?//[^\x00-\x20\x7f/\\?#@]+", re.IGNORECASE)
+_PATH_UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
+
+
 @dataclass(frozen=True)
 class WikiLinks:
     site: SiteInfo
+
+    @property
+    def _safe(self) -> bool:
+        site = self.site
+        return bool(_SERVER.fullmatch(site.server)) and not _PATH_UNSAFE.search(site.article_path + site.script_path)
 
     def _title(self, title: str) -> str:
         # MediaWiki's own encoding of titles in URLs: "/" and ":" stay readable.
         return quote(title.replace(" ", "_"), safe="/:,()!*'@$;")
 
     def view(self, title: str) -> str | None:
-        if not self.site.server or not self.site.article_path:
+        if not self.site.server or not self.site.article_path or not self._safe:
             return None
         return self.site.server + self.site.article_path.replace("$1", self._title(title))
 
     def edit(self, title: str) -> str | None:
-        if not self.site.server:
+        if not self.site.server or not self._safe:
             return None
         script = f"{self.site.server}{self.site.script_path}/index.php"
         return f"{script}?title={quote(title.replace(' ', '_'), safe='/:')}&action=edit"

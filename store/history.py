@@ -68,22 +68,25 @@ class History:
         store.add_tables(_SCHEMA)
 
     def all(self) -> dict[int, PageHistory]:
-        rows = self.store.connection.execute(
-            "SELECT page_id, good_revid, good_timestamp, good_raw, broken_revid, broken_since FROM build_pages"
-        )
-        return {row[0]: PageHistory(*row[1:]) for row in rows}
+        with self.store.reading():
+            rows = self.store.connection.execute(
+                "SELECT page_id, good_revid, good_timestamp, good_raw, broken_revid, broken_since FROM build_pages"
+            )
+            return {row[0]: PageHistory(*row[1:]) for row in rows}
 
     def cached_deals(self, page_id: int, revid: int, scenario: int, count: int, seed: int) -> str | None:
-        row = self.store.connection.execute(
-            "SELECT document FROM build_deals WHERE page_id=? AND revid=? AND scenario=? AND count=? AND seed=?",
-            (page_id, revid, scenario, count, seed),
-        ).fetchone()
+        with self.store.reading():
+            row = self.store.connection.execute(
+                "SELECT document FROM build_deals WHERE page_id=? AND revid=? AND scenario=? AND count=? AND seed=?",
+                (page_id, revid, scenario, count, seed),
+            ).fetchone()
         return row[0] if row else None
 
     def renders(self) -> dict[str, tuple[str, str]]:
         """Path -> (key, digest) of the page files the last build published."""
-        rows = self.store.connection.execute("SELECT path, key, digest FROM build_renders")
-        return {row[0]: (row[1], row[2]) for row in rows}
+        with self.store.reading():
+            rows = self.store.connection.execute("SELECT path, key, digest FROM build_renders")
+            return {row[0]: (row[1], row[2]) for row in rows}
 
     def last_status(self) -> BuiltStatus | None:
         row = self.store.connection.execute("SELECT key, built_at, last_sync FROM build_status").fetchone()

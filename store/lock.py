@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from .errors import LockHeld
+from .errors import LockHeld, StateError
 
 
 class RunLock:
@@ -16,8 +16,11 @@ class RunLock:
         self._fd: int | None = None
 
     def __enter__(self) -> RunLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # the state's folder is a file, or not writable: the state's fault
+            raise StateError(f"cannot make the lock file {self.path}: {exc}") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -40,6 +40,9 @@ class StateStore:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # its folder's place holds a file, or is not writable
+            raise StateError(f"cannot make the folder of the state store {self.path}: {exc}") from exc
+        try:
             self.connection = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self.connection.execute("PRAGMA journal_mode=WAL")
             self.connection.executescript(_SCHEMA)
@@ -65,9 +68,13 @@ class StateStore:
         with self._writing():
             self.connection.execute("BEGIN IMMEDIATE")
         try:
-            yield self.connection
+            with self._writing():
+                yield self.connection
         except BaseException:
-            self.connection.execute("ROLLBACK")
+            try:
+                self.connection.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass  # the write failed and took the transaction with it: nothing to undo
             raise
         with self._writing():
             self.connection.execute("COMMIT")
@@ -86,41 +93,61 @@ class StateStore:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Reads of this file (History's too): a damaged file (flipped bytes: malformed pages,
+        text that is not UTF-8, JSON that is not) is a StateError, not a bug."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
+            raise StateError(f"the state store {self.path} is damaged: {exc}") from exc
+
     def get_meta(self, key: str) -> str | None:
-        row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self.reading():
+            row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     def get_json(self, key: str) -> Any:
         value = self.get_meta(key)
-        return None if value is None else json.loads(value)
+        with self.reading():
+            return None if value is None else json.loads(value)
 
     def pages(self) -> list[WikiPage]:
-        rows = self.connection.execute(
-            "SELECT page_id, title, namespace, revid, timestamp, raw, problems FROM pages ORDER BY page_id"
-        )
-        return [_page(row) for row in rows]
+        with self.reading():
+            rows = self.connection.execute(
+                "SELECT page_id, title, namespace, revid, timestamp, raw, problems FROM pages ORDER BY page_id"
+            )
+            return [_page(row) for row in rows]
 
     def page(self, page_id: int) -> WikiPage | None:
-        row = self.connection.execute(
-            "SELECT page_id, title, namespace, revid, timestamp, raw, problems FROM pages WHERE page_id = ?", (page_id,)
-        ).fetchone()
-        return _page(row) if row else None
+        with self.reading():
+            row = self.connection.execute(
+                "SELECT page_id, title, namespace, revid, timestamp, raw, problems FROM pages WHERE page_id = ?", (page_id,)
+            ).fetchone()
+            return _page(row) if row else None
 
     def revisions(self) -> dict[int, int]:
-        return dict(self.connection.execute("SELECT page_id, revid FROM pages"))
+        with self.reading():
+            return dict(self.connection.execute("SELECT page_id, revid FROM pages"))
 
     def ids_with_titles(self, titles: Iterable[str]) -> dict[str, list[int]]:
         found: dict[str, list[int]] = {}
-        for title in set(titles):
-            ids = [r[0] for r in self.connection.execute("SELECT page_id FROM pages WHERE title = ?", (title,))]
-            if ids:
-                found[title] = ids
+        with self.reading():
+            for title in set(titles):
+                ids = [r[0] for r in self.connection.execute("SELECT page_id FROM pages WHERE title = ?", (title,))]
+                if ids:
+                    found[title] = ids
         return found
 
     def site_info(self) -> SiteInfo | None:
         data = self.get_json("siteinfo")
         if data is None:
             return None
+        with self.reading():
+            return self._site_info(data)
+
+    @staticmethod
+    def _site_info(data: dict[str, Any]) -> SiteInfo:
         return SiteInfo(
             namespaces={int(k): v for k, v in data["namespaces"].items()},
             namespace_lookup=dict(data["namespace_lookup"]),

@@ -26,6 +26,7 @@ from store.version import VERSION
 from .diagnosis import connection_failure, http_failure, timeout_failure
 from .endpoint import is_api_url
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
+from .http_limits import BoundedAdapter
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +112,9 @@ class WikiClient:
         # mwclient would append its own product token with a URL; the contract is this one.
         self.site.connection.headers["User-Agent"] = user_agent(settings.contact)
         self.site.connection.hooks["response"].append(self._remember)
+        # The timeout bounds the whole answer, and a huge answer is refused (sync/http_limits.py).
+        for prefix in ("http://", "https://"):
+            self.site.connection.mount(prefix, BoundedAdapter())
 
     def _remember(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
         self._last_response = response

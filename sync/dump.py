@@ -57,7 +57,7 @@ def _site_info(element: ET.Element) -> SiteInfo:
         if _local(child.tag) != "namespaces":
             continue
         for ns in child:
-            ns_id = int(ns.get("key", "0"))
+            ns_id = _number(ns.get("key", "0"), "namespace key", None)
             name = ns.text or ""
             namespaces[ns_id] = name
             if name:
@@ -113,22 +113,30 @@ def read_dump(path: str | Path) -> tuple[SiteInfo, Iterator[DumpPage]]:
     return site, pages()
 
 
+def _number(text: str | None, what: str, title: str | None) -> int:
+    """An id or namespace of the export; not a number means the export is broken, not us."""
+    try:
+        return int(text or 0)
+    except ValueError:
+        raise DumpError(f"the export's {what} {text[:40]!r} of the page {title!r} is not a number") from None
+
+
 def _page(element: ET.Element) -> DumpPage:
     newest: ET.Element | None = None
     newest_id = -1
+    title = _child_text(element, "title")
     for child in element:
         if _local(child.tag) == "revision":
-            rev_id = int(_child_text(child, "id") or 0)
+            rev_id = _number(_child_text(child, "id"), "revision id", title)
             if rev_id > newest_id:
                 newest, newest_id = child, rev_id
-    title = _child_text(element, "title")
     page_id = _child_text(element, "id")
     if title is None or page_id is None or newest is None:
         raise DumpError(f"a page in the export lacks a title, an id or a revision (title {title!r})")
     return DumpPage(
-        page_id=int(page_id),
+        page_id=_number(page_id, "page id", title),
         title=title,
-        namespace=int(_child_text(element, "ns") or 0),
+        namespace=_number(_child_text(element, "ns"), "namespace", title),
         revid=newest_id,
         timestamp=_child_text(newest, "timestamp") or "",
         text=_child_text(newest, "text") or "",

@@ -120,7 +120,7 @@ def test_live_counts_and_log_lines_on_their_own_lines(export, tmp_path):
     # What the terminal shows: each log line begins its line, and no bar is left over on it.
     lines = screen_lines(output)
     logged = [line for line in lines if any(level in line for level in LEVELS)]
-    assert any(line.startswith("WARNING: no file path for the title") for line in logged), lines
+    assert any(line.startswith("WARNING: the title ") and "has no file" in line for line in logged), lines
     for line in logged:
         assert line.startswith(LEVELS), (line, lines)
         assert "it/s" not in line and "|" not in line and "[00:" not in line, (line, lines)
@@ -133,7 +133,7 @@ def test_no_progress_with_quiet_or_without_a_terminal(export, tmp_path):
     assert status == 0
     # -q: only the warning, no bar
     assert "scenarios dealt" not in output and "pages read" not in output and "\r" not in output.replace("\r\n", "\n")
-    assert "WARNING: no file path" in output
+    assert "WARNING: the title " in output
     piped = subprocess.run(
         [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--dump", str(export), "--state", state, "--out", out, "--full"],
         capture_output=True, text=True, timeout=240, cwd=ROOT,

@@ -1,0 +1,64 @@
+"""Worker processes that never outlive the build that started them.
+
+A build killed while dealing (SIGKILL from cron's timeout, an OOM kill) used to leave its
+pool workers dealing on, and with them the resource tracker, holding hundreds of MB and
+the parent's stderr (so cron, waiting for the output, hung). Each worker therefore asks
+Linux to kill it when its parent dies (`PR_SET_PDEATHSIG`), and watches its parent from a
+thread as well, for other systems and for a parent that died before the request was made.
+The resource tracker exits by itself once every process holding its pipe is gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor
+
+#: prctl(2) option: the signal this process gets when its parent thread dies.
+_PR_SET_PDEATHSIG = 1
+#: How often the watchdog looks at the parent (seconds): the longest a worker outlives it.
+WATCH_EVERY = 0.5
+
+
+def _ask_the_kernel() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # the watchdog still holds
+
+
+def _watch(parent: int) -> None:
+    stop = threading.Event()
+    while not stop.wait(WATCH_EVERY):
+        if os.getppid() != parent:
+            os._exit(1)  # orphaned: nobody is waiting for this work
+
+
+def die_with_parent(parent: int) -> None:
+    """The pool's initializer: `parent` is the pid of the process that made the pool."""
+    # Ctrl-C goes to the whole process group: the parent handles it and stops the pool;
+    # a worker printing its own KeyboardInterrupt trace would only add noise.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _ask_the_kernel()
+    if os.getppid() != parent:
+        os._exit(1)  # the parent died before the kernel was asked
+    threading.Thread(target=_watch, args=(parent,), name="parent-watchdog", daemon=True).start()
+
+
+def stop(pool: ProcessPoolExecutor) -> None:
+    """End `pool` now, running jobs included (the build is being abandoned: a signal, an
+    error). `shutdown` alone would wait for every running job to finish."""
+    # CPython's own table (3.14 has terminate_workers()); shutdown() forgets it, so read first.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=5)

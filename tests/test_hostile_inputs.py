@@ -1,0 +1,84 @@
+"""Hostile configuration, exports and state stores: each is the user's input at fault, so
+an exit status that says so (2, 1, 5) with a message, never 70 ("a bug")."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bridgeshape_mirror.config import ConfigError, load
+from bridgeshape_mirror.exit_codes import ExitCode
+from test_cli_exit_codes import status
+from test_cli_sync import EXPORT
+
+SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['deals = "ten"', "deals = -5", "seed = 1.5", "deals = true", 'out = 5', "max_retries = -3", "timeout = 0", 'timeout = "fast"'],
+)
+def test_a_configuration_value_of_the_wrong_type_or_range_is_exit_2(tmp_path, capsys, line):
+    section = "sync" if line.split()[0] in ("max_retries", "timeout") else "build"
+    config = tmp_path / "mirror.toml"
+    config.write_text(f"[{section}]\n{line}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=line.split()[0]):
+        load(str(config), {})
+    assert status("build", "--config", str(config), "--state", str(tmp_path / "s.sqlite"), "-q") == ExitCode.USAGE
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_good_values_still_load(tmp_path):
+    config = tmp_path / "mirror.toml"
+    config.write_text("[sync]\ntimeout = 30\nmax_retries = 0\ndeadline = 1.5\n[build]\ndeals = 0\nseed = 7\n", encoding="utf-8")
+    loaded = load(str(config), {})
+    assert (loaded.timeout, loaded.max_retries, loaded.deadline, loaded.deals, loaded.seed) == (30, 0, 1.5, 0, 7)
+
+
+@pytest.mark.parametrize("old, new", [("<id>7</id>", "<id>seven</id>"), ("<id>70</id>", "<id>x70</id>"), ("<ns>0</ns>", "<ns>main</ns>"), ('key="10"', 'key="ten"')])
+def test_an_export_with_a_non_numeric_id_is_exit_1(tmp_path, capsys, old, new):
+    export = tmp_path / "export.xml"
+    export.write_text(EXPORT.replace(old, new, 1), encoding="utf-8")
+    assert status("sync", "--dump", str(export), "--state", str(tmp_path / "s.sqlite"), "-q") == ExitCode.INVALID
+    assert "not a number" in capsys.readouterr().err
+
+
+def test_a_state_path_whose_parent_is_a_file_is_exit_5(tmp_path, capsys):
+    (tmp_path / "file").write_text("not a folder")
+    state = tmp_path / "file" / "state.sqlite"
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "-q") == ExitCode.STATE_ERROR
+    assert status("sync", "--dump", str(SAMPLE), "--state", str(state), "-q") == ExitCode.STATE_ERROR
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_a_state_store_with_flipped_bytes_is_exit_5(tmp_path, capsys):
+    state = tmp_path / "good.sqlite"
+    assert status("sync", "--dump", str(SAMPLE), "--state", str(state), "-q") == ExitCode.OK
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out0"), "--deals", "0", "-q") == ExitCode.OK
+    good = state.read_bytes()
+    seen = set()
+    for seed in range(8):
+        rng = random.Random(seed)
+        data = bytearray(good)
+        for _ in range(50):  # past the first page: the schema, which opening checks already
+            data[rng.randrange(4096, len(data))] ^= rng.randrange(1, 256)
+        damaged = tmp_path / f"damaged{seed}.sqlite"
+        damaged.write_bytes(bytes(data))
+        code = status("build", "--state", str(damaged), "--out", str(tmp_path / f"out{seed}"), "--deals", "0", "-q")
+        assert code in (ExitCode.OK, ExitCode.STATE_ERROR), capsys.readouterr().err
+        seen.add(code)
+    assert ExitCode.STATE_ERROR in seen
+    assert "internal error" not in capsys.readouterr().err
+
+
+def test_damaged_deals_remembered_in_the_state_are_exit_5(tmp_path):
+    import sqlite3
+
+    state = tmp_path / "state.sqlite"
+    assert status("sync", "--dump", str(SAMPLE), "--state", str(state), "-q") == ExitCode.OK
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.OK
+    with sqlite3.connect(state) as db:
+        db.execute("UPDATE build_deals SET document = '{\"index\": 1, \"lab'")
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.STATE_ERROR
