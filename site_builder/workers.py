@@ -56,9 +56,25 @@ def stop(pool: ProcessPoolExecutor) -> None:
     error). `shutdown` alone would wait for every running job to finish."""
     # CPython's own table (3.14 has terminate_workers()); shutdown() forgets it, so read first.
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    _quiet_when_it_breaks(getattr(pool, "_executor_manager_thread", None))
     for process in processes:
         if process.is_alive():
             process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.join(timeout=5)
+
+
+def _quiet_when_it_breaks(manager: threading.Thread | None) -> None:
+    """The pool's manager thread may trip over the pipes of the workers just killed and print
+    a thread traceback after the run's own message (seen once, under load, after SIGTERM):
+    for a pool abandoned on purpose that is noise, so its exceptions alone are dropped."""
+    if manager is None:
+        return
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if args.thread is not manager:
+            previous(args)
+
+    threading.excepthook = hook
