@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -25,10 +26,10 @@ from typing import Any, Protocol
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
-from store.errors import StateError
+from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo
-from store.refusal import read_refusal
+from store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
 from store.state import StateStore
 
 from . import layout
@@ -45,7 +46,7 @@ from .documents import (
     status_document,
 )
 from .html import highlight, render
-from .publish import Reused, publish, published_manifest
+from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
 from .status import Freshness, content_key, freshness, settle
@@ -104,6 +105,8 @@ class BuildSettings:
     seed: int = 0
     #: Scenarios rarer than this are listed in the report.
     rare: float = 1e-6
+    #: Publish even when most of the published convention pages would go (see `_check_removals`).
+    allow_removals: bool = False
 
 
 @dataclass
@@ -152,6 +155,8 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
+        if not settings.allow_removals:
+            _check_removals(settings.out, analyses, state_path)
         deals, used = _deals(analyses, history, settings, report, progress)
         cache = RenderCache(history.renders(), published_manifest(settings.out))
         report.status = freshness(store, analyses, read_refusal(state_path))
@@ -166,6 +171,41 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
     report.statuses = {s.value: sum(1 for a in analyses if a.status is s) for s in Status}
     report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
     return report
+
+
+def _check_removals(out: Path, analyses: list[PageAnalysis], state_path: str | Path) -> None:
+    """The sync's guard, for the mirror: a build that would take most of the published
+    convention pages away (another state store given to the same --out, a store a refused
+    sync never reached) is refused before anything is rendered, and recorded as the sync's
+    refusals are. The published mirror's listall names every convention page it has."""
+    published = _published_page_ids(out)
+    gone = published - {a.page.page_id for a in analyses}
+    if not is_mass_removal(len(gone), len(published)):
+        return
+    message = (
+        f"refused: {len(gone)} of the {len(published)} convention pages of the mirror in {out} would be removed "
+        f"by this build of {state_path}, which has {len(analyses)} (another state store, or one that was never "
+        f"fully synced?); nothing was published"
+    )
+    record_refusal(state_path, Refusal(_now(), message, len(gone), len(published)))
+    raise SuspiciousChange(message, removed=len(gone), stored=len(published))
+
+
+def _published_page_ids(out: Path) -> set[int]:
+    """The page ids of the published mirror's listall; none when there is no readable one
+    (a first build, or a mirror this tool did not publish: nothing to protect)."""
+    version = current_version(Path(os.path.abspath(out)))
+    if version is None:
+        return set()
+    try:
+        pages = json.loads((version / layout.LISTALL).read_text(encoding="utf-8"))["pages"]
+        return {int(page["pageId"]) for page in pages}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _deals(

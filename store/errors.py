@@ -13,3 +13,14 @@ class StateError(StoreError):
 
 class LockHeld(StoreError):
     """Another run holds the lock on this state store."""
+
+
+class SuspiciousChange(StoreError):
+    """The run would remove too many convention pages, from the store (a sync) or from the
+    published mirror (a build), to be trusted unattended (a mistyped template or category, a
+    wrong wiki or state store, a truncated export); nothing was written."""
+
+    def __init__(self, message: str, removed: int, stored: int):
+        self.removed = removed
+        self.stored = stored
+        super().__init__(message)

@@ -3,7 +3,8 @@ state file, not in it: a refused run must leave the state store byte-identical, 
 next build's `api/status.json` and the people reading it must learn that it happened.
 
 The record is written when a run refuses, read by the build, and removed by the next run
-that changes the store (the refusal is then over, one way or the other).
+that changes the store (the refusal is then over, one way or the other). What counts as a
+mass removal is decided here too, once, for the sync (`sync.guard`) and the build alike.
 """
 
 from __future__ import annotations
@@ -14,6 +15,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .errors import StateError
+
+
+#: A run is refused when it would remove more than this share of the stored pages ...
+MAX_SHARE = 0.10
+#: ... and more than this many of them: small wikis may lose a page or three at a time.
+MAX_PAGES = 3
+
+
+def is_mass_removal(removed: int, stored: int) -> bool:
+    """More than MAX_SHARE and more than MAX_PAGES of `stored`, or every stored page: a run
+    that would leave the store empty is never routine (every page always counts)."""
+    if removed == 0 or stored == 0:
+        return False
+    return removed == stored or (removed > MAX_SHARE * stored and removed > MAX_PAGES)
 
 
 @dataclass(frozen=True)

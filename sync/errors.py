@@ -32,15 +32,5 @@ class DumpError(SyncError):
     """The XML export cannot be read."""
 
 
-class SuspiciousChange(SyncError):
-    """The run would remove too many of the stored convention pages to be trusted unattended
-    (a mistyped template or category, a wrong wiki, a truncated export); nothing was written."""
-
-    def __init__(self, message: str, removed: int, stored: int):
-        self.removed = removed
-        self.stored = stored
-        super().__init__(message)
-
-
 class UnknownName(SyncError):
     """The template or category asked for does not exist on the wiki (a configuration error)."""

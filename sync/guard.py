@@ -12,21 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 from typing import Any
 
-from .errors import SuspiciousChange
-
-#: A run is refused when it would remove more than this share of the stored pages ...
-MAX_SHARE = 0.10
-#: ... and more than this many of them: small wikis may lose a page or three at a time.
-MAX_PAGES = 3
-
-
-def is_mass_removal(removed: int, stored: int) -> bool:
-    """More than MAX_SHARE and more than MAX_PAGES of `stored`, or every stored page: a run
-    that would leave the store empty is never routine (every page always counts)."""
-    if removed == 0 or stored == 0:
-        return False
-    return removed == stored or (removed > MAX_SHARE * stored and removed > MAX_PAGES)
-
+from store.errors import SuspiciousChange
+from store.refusal import MAX_PAGES, MAX_SHARE, is_mass_removal
 
 def check_removals(
     gone: Set[int],

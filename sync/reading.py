@@ -13,12 +13,11 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.errors import StateError
+from store.errors import StateError, SuspiciousChange
 from store.model import SiteInfo, WikiPage
 from store.refusal import Refusal, clear_refusal, record_refusal
 from store.state import StateStore
 
-from .errors import SuspiciousChange
 from .guard import check_removals
 from .report import SyncReport
 

@@ -15,7 +15,7 @@ from bridgeshape_mirror.exit_codes import ExitCode
 from store.model import SiteInfo, WikiPage
 from store.refusal import read_refusal, refusal_path
 from store.state import StateStore
-from sync.errors import SuspiciousChange
+from store.errors import SuspiciousChange
 from sync.guard import is_mass_removal
 from sync.reading import Reading, write_reading
 

@@ -29,6 +29,10 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
         parser.add_argument("--state", metavar="FILE", help="the SQLite state store (default {state})")
         parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
         parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output")
+        parser.add_argument(
+            "--allow-removals", action="store_true", default=None,
+            help="publish even when most of the published convention pages would go (refused with exit 7 otherwise)",
+        )
     parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default {out})")
     parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
     parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
@@ -39,7 +43,10 @@ def build_with(config: Config) -> BuildReport:
     from site_builder.build import BuildSettings, build  # numpy, jinja2: only when building
 
     with Progress() as progress:
-        return build(config.state, BuildSettings(out=Path(config.out), deals=config.deals, seed=config.seed), progress)
+        settings = BuildSettings(
+            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals)
+        )
+        return build(config.state, settings, progress)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    return load(args.config, {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed})
+    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed}
+    return load(args.config, {**overrides, "allow_removals": args.allow_removals})
 
 
 def run(args: argparse.Namespace) -> ExitCode:

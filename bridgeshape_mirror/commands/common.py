@@ -13,9 +13,9 @@ from functools import cache
 from typing import Protocol
 
 from site_builder.publish import PublishError
-from store.errors import LockHeld, StateError
+from store.errors import LockHeld, StateError, SuspiciousChange
 from store.lock import RunLock
-from sync.errors import BadSource, DumpError, SuspiciousChange, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
+from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
 from ..config import Config, ConfigError
 from ..exit_codes import ExitCode
@@ -43,7 +43,7 @@ EXPECTED_ERRORS: tuple[type[Exception], ...] = tuple(
 def described(exc: Exception) -> str:
     """An error's message, with what the operator can do about it where the CLI knows."""
     if isinstance(exc, SuspiciousChange):
-        return f"{exc} (if it is meant, run again with --allow-removals, or set allow_removals = true in [sync])"
+        return f"{exc} (if it is meant, run again with --allow-removals, or set allow_removals = true in [sync]; it applies to sync and build)"
     return str(exc)
 
 
