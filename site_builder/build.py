@@ -18,7 +18,6 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -28,7 +27,7 @@ from dsl.format import format_scenario
 from serving.nginx import render_snippet
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History
-from store.model import Problem, SiteInfo
+from store.model import Problem, SiteInfo, now_timestamp
 from store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
 from store.state import StateStore
 
@@ -187,7 +186,7 @@ def _check_removals(out: Path, analyses: list[PageAnalysis], state_path: str | P
         f"by this build of {state_path}, which has {len(analyses)} (another state store, or one that was never "
         f"fully synced?); nothing was published"
     )
-    record_refusal(state_path, Refusal(_now(), message, len(gone), len(published)))
+    record_refusal(state_path, Refusal(now_timestamp(), message, len(gone), len(published)))
     raise SuspiciousChange(message, removed=len(gone), stored=len(published))
 
 
@@ -202,10 +201,6 @@ def _published_page_ids(out: Path) -> set[int]:
         return {int(page["pageId"]) for page in pages}
     except (OSError, ValueError, KeyError, TypeError):
         return set()
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _deals(

@@ -24,10 +24,11 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path, PurePosixPath
 
 from store.history import BuiltStatus
+from store.model import now_timestamp, parse_timestamp
 from store.refusal import Refusal
 from store.state import StateStore
 from store.version import VERSION
@@ -78,10 +79,6 @@ class Freshness:
     def updated_at(self) -> str:
         """What people are shown as "updated at": when the wiki was last read, else the build."""
         return self.last_sync or self.built_at
-
-
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def source_of(store: StateStore) -> SourceOfPages:
@@ -142,7 +139,7 @@ def content_key(status: Freshness, files: Mapping[PurePosixPath, bytes | Reused]
 def settle(status: Freshness, key: str, remembered: BuiltStatus | None) -> Freshness:
     """`status` with its build time, and its `lastSync` as the module docstring says."""
     if remembered is None or remembered.key != key:
-        return replace(status, built_at=now())
+        return replace(status, built_at=now_timestamp())
     last_sync = status.last_sync
     if remembered.last_sync is not None and last_sync is not None and _age(remembered.last_sync, last_sync) < LAST_SYNC_REFRESH:
         last_sync = remembered.last_sync
@@ -151,6 +148,6 @@ def settle(status: Freshness, key: str, remembered: BuiltStatus | None) -> Fresh
 
 def _age(earlier: str, later: str) -> timedelta:
     try:
-        return datetime.fromisoformat(later.replace("Z", "+00:00")) - datetime.fromisoformat(earlier.replace("Z", "+00:00"))
+        return parse_timestamp(later) - parse_timestamp(earlier)
     except ValueError:  # not a time the sync wrote: refresh rather than keep it
         return LAST_SYNC_REFRESH

@@ -1,11 +1,29 @@
 """What the state store holds, as plain typed values: convention pages, the template
-problems found on them, and what title normalisation needs to know about the wiki."""
+problems found on them, what title normalisation needs to know about the wiki, and the one
+format of the times they carry."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 
+
+#: Times as MediaWiki writes them, and as the store and the mirror keep them (UTC, seconds).
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def format_timestamp(value: datetime) -> str:
+    return value.astimezone(UTC).strftime(TIMESTAMP_FORMAT)
+
+
+def parse_timestamp(text: str) -> datetime:
+    """The time `format_timestamp` wrote; ValueError for any other text."""
+    return datetime.strptime(text, TIMESTAMP_FORMAT).replace(tzinfo=UTC)
+
+
+def now_timestamp() -> str:
+    return format_timestamp(datetime.now(UTC))
 
 class Problem(StrEnum):
     """Why a page's shape_constraints could not be read (not DSL errors: those are dsl's)."""

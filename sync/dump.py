@@ -11,17 +11,16 @@ import logging
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-from store.model import SiteInfo, WikiPage
+from store.model import SiteInfo, WikiPage, now_timestamp
 from store.state import StateStore
 
 from .errors import DumpError
 from .extract import extract, template_title
 from .reading import Reading, write_reading
 from .report import SyncReport
-from .syncer import SyncSettings, format_timestamp
+from .syncer import SyncSettings
 from .titles import CANONICAL_NAMESPACES
 
 log = logging.getLogger(__name__)
@@ -171,7 +170,7 @@ def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[in
         pages=tuple(found.values()),
         complete=True,
         selection=settings.selection(f"dump:{Path(path).resolve()}"),
-        synced_at=format_timestamp(datetime.now(UTC)),
+        synced_at=now_timestamp(),
         # An export has no recent-changes cursor: a later --api run must start with a full sync.
         forget=("cursor",),
         fetched=fetched,

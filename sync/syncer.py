@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from store.model import SiteInfo, WikiPage
+from store.model import SiteInfo, WikiPage, format_timestamp, parse_timestamp
 from store.state import StateStore
 
 from .client import WikiClient, merge_pages
@@ -57,14 +57,6 @@ class SyncSettings:
 
     def selection(self, source: str) -> dict[str, Any]:
         return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
-
-
-def _timestamp(value: str) -> datetime:
-    return datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-
-
-def format_timestamp(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
@@ -146,7 +138,7 @@ class ApiSync:
         # What matters is when the cursor was last read: a quiet wiki's newest change may be
         # old, but nothing newer can have expired unread since the last run.
         last_sync = self.store.get_meta("last_sync")
-        if last_sync is None or self.now - _timestamp(last_sync) > self.settings.rc_max_age:
+        if last_sync is None or self.now - parse_timestamp(last_sync) > self.settings.rc_max_age:
             return f"the last sync is older than {self.settings.rc_max_age.days} days; recent changes may have expired"
         return None
 
@@ -264,7 +256,7 @@ class ApiSync:
         if every is None:
             return False
         last = self.store.get_meta("last_info_check")
-        return last is None or self.now - _timestamp(last) >= every
+        return last is None or self.now - parse_timestamp(last) >= every
 
     def _info_check(self, template: str, stored: dict[int, int]) -> set[int]:
         """Ids whose newest revision differs from the store, or that joined or left the template."""

@@ -21,7 +21,8 @@ from store.refusal import Refusal, record_refusal
 from store.state import StateStore
 from store.version import VERSION
 from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings, format_timestamp
+from store.model import format_timestamp
+from sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
@@ -112,7 +113,7 @@ def test_build_time_moves_only_when_the_content_does(mirror, monkeypatch):
     first = status_of(out)
     version = current_version(out)
     # Nothing changed: nothing written (the status included), the same build time.
-    monkeypatch.setattr(status_module, "now", lambda: "2030-01-01T00:00:00Z")
+    monkeypatch.setattr(status_module, "now_timestamp", lambda: "2030-01-01T00:00:00Z")
     again = build(state, BuildSettings(out=out, deals=1))
     assert again.changed is False and current_version(out) == version and status_of(out) == first
     # Syncs that found nothing new: nothing written while the published lastSync is under
