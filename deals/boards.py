@@ -1,0 +1,92 @@
+"""Duplicate boards (SEMANTICS 5): a page's deals numbered 1..n, each board with the standard
+dealer and vulnerability, the deal turned so that the opener sits at the dealer's seat.
+
+Board n is dealt by N, E, S, W for n mod 4 = 1, 2, 3, 0, and its vulnerability is the n-th
+of the 16-board cycle every duplicate club uses (boards 17.. repeat it). A page's boards
+take its scenarios in turn (1, 2, 3, 1, 2, 3, ...), so a practice set does not come in
+clusters; a scenario with fewer deals drops out of the turn when it has none left.
+
+The deals are PBN deal strings with the opener North (`N:` + opener, opp1, responder,
+opp2), as the JSON publishes them. Turned to a board, the same four hands clockwise start
+at the dealer's seat: only the first letter changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from dsl.deck import ROLE_SEAT, SEAT_LETTERS
+from dsl.model import Role
+
+#: Vulnerability, as PBN's `[Vulnerable]` spells it, of boards 1..16.
+VULNERABILITY_CYCLE = (
+    "None", "NS", "EW", "All",
+    "NS", "EW", "All", "None",
+    "EW", "All", "None", "NS",
+    "All", "None", "NS", "EW",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Board:
+    """Board `number` (from 1): its dealer's seat (0..3 = N E S W) and vulnerability."""
+
+    number: int
+    dealer: int
+    vulnerable: str
+
+    @property
+    def dealer_letter(self) -> str:
+        return SEAT_LETTERS[self.dealer]
+
+    def seat_of(self, role: Role) -> int:
+        """The seat `role` sits at on this board (the opener is the dealer)."""
+        return (ROLE_SEAT[role] + self.dealer) % 4
+
+    def is_vulnerable(self, role: Role) -> bool:
+        seat = self.seat_of(role)
+        return self.vulnerable == "All" or self.vulnerable == ("NS" if seat % 2 == 0 else "EW")
+
+    def turn(self, pbn: str) -> str:
+        """The opener-North PBN deal string `pbn`, with the opener at this board's dealer seat."""
+        if not pbn.startswith("N:"):
+            raise ValueError(f"a deal to turn starts with N: (the opener North), not {pbn[:2]!r}")
+        return self.dealer_letter + pbn[1:]
+
+
+def board(number: int) -> Board:
+    if number < 1:
+        raise ValueError(f"boards are numbered from 1, not {number}")
+    return Board(number, (number - 1) % 4, VULNERABILITY_CYCLE[(number - 1) % 16])
+
+
+@dataclass(frozen=True)
+class BoardDeal:
+    """One deal of a page as a board: its board, its scenario (number from 1, and label),
+    its place among that scenario's deals (from 0), and the deal with the opener North."""
+
+    board: Board
+    scenario: int
+    label: str
+    deal_index: int
+    pbn: str
+
+    @property
+    def board_pbn(self) -> str:
+        return self.board.turn(self.pbn)
+
+
+def page_boards(scenarios: Iterable[tuple[int, str, Sequence[str]]]) -> tuple[BoardDeal, ...]:
+    """The boards of a page whose scenarios are `(number, label, deals)`, in the scenarios'
+    order: scenarios in turn, each giving its next deal, until every one is used up."""
+    scenarios = list(scenarios)
+    out: list[BoardDeal] = []
+    depth = 0
+    while True:
+        row = [(number, label, deals[depth]) for number, label, deals in scenarios if depth < len(deals)]
+        if not row:
+            return tuple(out)
+        for number, label, pbn in row:
+            out.append(BoardDeal(board(len(out) + 1), number, label, depth, pbn))
+        depth += 1
