@@ -25,6 +25,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         mode = self.server.mode
+        if mode == "drip-headers":
+            head = b"HTTP/1.1 200 OK\r\n" + b"X-Slow: " + b"x" * 60 + b"\r\n"
+            try:
+                for byte in head:  # 80 bytes at 0.2 s each: 16 s, each gap far below the timeout
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            except OSError:
+                return
+            return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         if mode == "declared-huge":
@@ -83,10 +93,22 @@ def test_an_answer_dripping_bytes_is_stopped_at_the_timeout(server):
     assert time.monotonic() - started < 3
 
 
+def test_an_answer_dripping_its_headers_is_stopped_at_the_timeout(server):
+    server.mode = "drip-headers"
+    started = time.monotonic()
+    with pytest.raises(WikiUnavailable, match="no answer"):
+        client(server, timeout=1.0).call("query", meta="siteinfo")
+    assert time.monotonic() - started < 3
+
+
 def test_an_answer_declared_huge_is_refused_unread(server):
     server.mode = "declared-huge"
-    with pytest.raises(WikiUnavailable):
-        client(server).call("query", meta="siteinfo")
+    started = time.monotonic()
+    # The server sends 64 KB and then waits: reading on would wait for the timeout, so the
+    # refusal must come from the declared length, at once.
+    with pytest.raises(WikiUnavailable, match="3,221,225,472 bytes"):
+        client(server, timeout=20).call("query", meta="siteinfo")
+    assert time.monotonic() - started < 5
 
 
 def test_an_endless_answer_is_cut_at_the_size_limit(server, monkeypatch):
