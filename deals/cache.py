@@ -19,7 +19,7 @@ from pathlib import Path
 
 from dsl.parser_cache import cache_root
 
-VERSION = "deals-cache-3"  # 2, 3: more scenarios counted (1 and 2 remembered them as not counted)
+VERSION = "deals-cache-4"  # 2, 3, 4: more scenarios counted (earlier ones remembered them as not counted)
 
 
 def _directory() -> Path | None:
