@@ -30,10 +30,10 @@ are exactly uniform.
   HCP rules, in under a second), or by `deals.honour_placements` when the rules are HCP
   totals only (any number of seats, no length rule: in hundredths of a second); all are
   cached on disk by `deals.cache`. Only a scenario past the length-matrix budget (say,
-  three seats with HCP rules and one length rule each) is *estimated*: P(S') (exact) times the acceptance rate, with a 95% Wilson
-  interval, on at least `MIN_ESTIMATE_DRAWS` draws: the caller's own draws when it
-  made that many, else exactly `MIN_ESTIMATE_DRAWS` draws from a generator seeded by the
-  compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
+  three seats with HCP rules and one length rule each) is *estimated*: P(S') (exact)
+  times the acceptance rate, with a 95% Wilson interval, on at least `MIN_ESTIMATE_DRAWS`
+  draws: the caller's own draws when it made that many, else exactly `MIN_ESTIMATE_DRAWS`
+  draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,

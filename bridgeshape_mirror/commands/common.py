@@ -10,9 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..exit_codes import ExitCode
 from ..logs import setup_logging
@@ -21,6 +19,7 @@ if TYPE_CHECKING:
     from ..config import Config
 
 log = logging.getLogger("bridgeshape_mirror")
+
 
 @cache
 def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode], ...]:
