@@ -2,7 +2,10 @@
 and `deals` of one deal (target 0.4 s), beside the interpreter's own start-up and numpy's
 import as floors, measured alternately in one run (hyperfine-like: warm-up, then N rounds).
 
-Run: .venv/bin/python benchmarks/startup_bench.py [--rounds N]
+Run: .venv/bin/python benchmarks/startup_bench.py [--rounds N] [--baseline DIR]
+`--baseline DIR` also runs both commands from another revision's source tree (say
+`git archive main | tar -x -C DIR`), with this interpreter, in the same rounds: on a busy
+machine the ratio is the figure to read.
 Each process gets the same fresh XDG_CACHE_HOME after the warm-up has filled it (the lark
 parser kept on disk, as on any machine after its first run); `--cold-parser` leaves it
 empty for every run instead, to show what the parser cache saves.
@@ -31,6 +34,12 @@ COMMANDS = {
 TARGETS = {"validate 'opener hcp:12+'": 0.25, "deals 'opener hcp:12+' --count 1": 0.4}
 
 
+def from_tree(tree: str, args: list[str]) -> list[str]:
+    """The console script's command line, run from the source tree `tree`."""
+    code = f"import sys; sys.path.insert(0, {tree!r}); from bridgeshape_mirror.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", code, *args]
+
+
 def wall(command: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
@@ -41,14 +50,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--cold-parser", action="store_true", help="an empty cache folder for every run")
+    parser.add_argument("--baseline", metavar="DIR", help="another revision's source tree, measured alongside")
     args = parser.parse_args()
+    commands = dict(COMMANDS)
+    if args.baseline:
+        for name, command in COMMANDS.items():
+            if name in TARGETS:
+                commands[f"{name} [baseline]"] = from_tree(args.baseline, command[1:])
     cache = tempfile.mkdtemp(prefix="startup-bench-")
     env = dict(os.environ, XDG_CACHE_HOME=cache, BSM_DEALS_CACHE="0")
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
-    for command in COMMANDS.values():  # warm-up: the OS's file cache, and the parser's file
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for command in commands.values():  # warm-up: the OS's file cache, and the parser's file
         wall(command, env)
     for _ in range(args.rounds):
-        for name, command in COMMANDS.items():
+        for name, command in commands.items():
             if args.cold_parser:
                 env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=cache)
             times[name].append(wall(command, env))
@@ -58,6 +73,9 @@ def main() -> None:
         line = f"{name:48} median {median:.3f} s  min {min(values):.3f} s  max {max(values):.3f} s"
         if name in TARGETS:
             line += f"  target {TARGETS[name]} s: {'ok' if median <= TARGETS[name] else 'FAIL'}"
+        baseline = times.get(f"{name} [baseline]")
+        if baseline:
+            line += f"  baseline/this {statistics.median(baseline) / median:.2f}x"
         print(line)
 
 
