@@ -28,11 +28,11 @@ from math import factorial, prod
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP
+from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SEAT_LETTERS, SUIT_LETTERS
 
 from .rules import CompiledScenario, SeatRule
 
-SEATS = 4
+SEATS = len(SEAT_LETTERS)
 
 
 def hcp_only(compiled: CompiledScenario) -> bool:
@@ -58,8 +58,10 @@ def _compositions(total: int, parts: int) -> np.ndarray:
     """All `(m, parts)` vectors of non-negative integers summing to `total`."""
     if parts == 1:
         return np.array([[total]], dtype=np.int64)
-    rows = [np.concatenate([np.full((len(rest), 1), first), rest], axis=1)
-            for first in range(total + 1) for rest in [_compositions(total - first, parts - 1)]]
+    rows = []
+    for first in range(total + 1):
+        rest = _compositions(total - first, parts - 1)
+        rows.append(np.concatenate([np.full((len(rest), 1), first), rest], axis=1))
     return np.concatenate(rows).astype(np.int64)
 
 
@@ -78,7 +80,7 @@ def _ranks(hcps: tuple[int, ...], compositions: np.ndarray, ways: np.ndarray):
 
 def placement_count(
     bounds: list[tuple[int, int]],
-    suits: int = 4,
+    suits: int = len(SUIT_LETTERS),
     honour_hcp: tuple[int, ...] = HONOUR_HCP,
     spots_per_suit: int = CARDS_PER_SUIT - len(HONOUR_HCP),
     hand: int = HAND_CARDS,
