@@ -1,6 +1,7 @@
 """How long exact probabilities take, with an empty disk cache: the reference's examples
 that tie both partnerships together, and scenarios beyond them. Prints, per scenario, the
-method that counted it (`crossing`, `length matrices`, or `estimate` past the budget), the
+method that counted it (`honour placements`, `crossing`, `length matrices`, or `estimate`
+past the budget), the
 admissible length matrices and the planned work against the budget, the seconds, and the
 probability. Not part of the test suite; no speed target of its own (the counts feed the
 `deals` command and the mirror build, whose benchmarks have targets).
@@ -19,6 +20,7 @@ os.environ["BSM_DEALS_CACHE"] = "0"  # measure the counting, not the disk cache
 import dsl  # noqa: E402
 from deals import length_matrices as lm  # noqa: E402
 from deals.crossing import cross_count  # noqa: E402
+from deals.honour_placements import scenario_count  # noqa: E402
 from deals.rules import compile_scenario  # noqa: E402
 from deals.tables import ALL_DEALS  # noqa: E402
 
@@ -34,6 +36,11 @@ SCENARIOS = [
     "opener hcp:15-17 shape:balanced; opp1 hcp:8+ x:5+; responder hcp:8+ x:4+",
     "opener H:5+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:3+ hcp:6-10",
     "opener hcp:12-21; opp1 hcp:12+; responder hcp:0-8",
+    "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7",
+    # the sample wiki's Cue-bid and Contro sputnik scenarios
+    "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+",
+    "opener C:3+ hcp:12-21; opp1 H:5+ hcp:8-16; responder S:4 hcp:7+",
+    "opener D:4+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:4+ hcp:7+",
 ]
 
 
@@ -43,7 +50,9 @@ def main() -> None:
     for text in texts:
         compiled = compile_scenario(dsl.parse_scenarios(text)[0])
         started = time.perf_counter()
-        count, method, matrices, work = cross_count(compiled), "crossing", None, None
+        count, method, matrices, work = scenario_count(compiled), "honour placements", None, None
+        if count is None:
+            count, method = cross_count(compiled), "crossing"
         if count is None:
             method = "length matrices"
             found = lm.length_matrices(compiled)

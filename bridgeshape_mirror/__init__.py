@@ -4,6 +4,11 @@ This package holds the command-line front end only; the work is done by the `syn
 `dsl`, `deals` and `site_builder` packages beside it.
 """
 
-from store.version import VERSION
 
-__version__ = VERSION
+def __getattr__(name: str) -> str:
+    # `__version__` on first use: reading the package metadata is slow (see store.version)
+    if name == "__version__":
+        from store.version import version
+
+        return version()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

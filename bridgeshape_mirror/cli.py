@@ -10,7 +10,6 @@ import threading
 import traceback
 from collections.abc import Sequence
 
-from . import __version__
 from .commands import build, deals, serve, sync, update, validate
 from .exit_codes import ExitCode
 
@@ -20,6 +19,19 @@ COMMANDS = (validate, deals, sync, build, update, serve)
 #: (128 + the signal's number), but after the run has cleaned up and said so.
 INTERRUPTED = 128 + signal.SIGINT
 TERMINATED = 128 + signal.SIGTERM
+
+
+class _Version(argparse.Action):
+    """`--version`, reading the version only when asked (see store.version)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the program's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:
+        from store.version import version
+
+        print(f"{parser.prog} {version()}")  # on standard output, as argparse's own action
+        parser.exit()
 
 
 class Terminated(BaseException):
@@ -44,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Mirror the BridgeShape API of a bridge wiki as static files.",
         epilog="Exit statuses: " + ", ".join(f"{c.value} {c.name.lower()}" for c in ExitCode) + ".",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.register(subparsers)

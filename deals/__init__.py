@@ -13,6 +13,7 @@ Modules, smallest first:
 - `outcome`: a scenario's outcome (`ScenarioDeals`), dealt in one place (`deal_outcome`);
 - `formats`: output formats (JSON, PBN) behind one protocol and a registry;
 - `crossing`: exact counts across partnerships (two seats with HCP rules at most);
+  `honour_placements`: exact counts of scenarios whose rules are HCP totals only;
   `length_matrices`: exact counts of any scenario through its length matrices, within a
   budget (three or four seats with HCP rules); `cache`: those counts remembered on disk;
 - `probability`: exact or estimated probabilities; `feasibility`: emptiness proofs across

@@ -3,8 +3,8 @@ counts (kind "cross") and the accepted draws of a scenario's rules-seeded estima
 "estimate", see `deals.sampler`; deterministic, so caching never changes a result).
 
 Entries are one-line JSON files under `$XDG_CACHE_HOME/bridgeshape-mirror/deals/` (default
-`~/.cache/...`), named by a SHA-256 of the compiled scenario and `VERSION` (bump it when a
-count could change). Writes are atomic (temporary file, then rename). Any failure (read-only
+`~/.cache/...`; the project's cache folder is `dsl.parser_cache.cache_root`), named by a
+SHA-256 of the compiled scenario and `VERSION` (bump it when a count could change). Writes are atomic (temporary file, then rename). Any failure (read-only
 home, corrupt file) just means a cache miss: the count is recomputed, never wrong.
 `BSM_DEALS_CACHE=0` turns the cache off.
 """
@@ -17,14 +17,15 @@ import os
 import tempfile
 from pathlib import Path
 
-VERSION = "deals-cache-3"  # 2, 3: more scenarios counted (1 and 2 remembered them as not counted)
+from dsl.parser_cache import cache_root
+
+VERSION = "deals-cache-4"  # 2, 3, 4: more scenarios counted (earlier ones remembered them as not counted)
 
 
 def _directory() -> Path | None:
     if os.environ.get("BSM_DEALS_CACHE", "1") == "0":
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bridgeshape-mirror" / "deals"
+    return cache_root() / "deals"
 
 
 def _path(kind: str, key: object) -> Path | None:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from itertools import combinations
-from math import factorial
+from math import factorial, prod
 
 import numpy as np
 
@@ -424,11 +424,20 @@ def _check_below(x: np.ndarray, bits: int) -> None:
         raise OverflowError(f"length matrices: a half table entry is not below 2**{bits}")
 
 
+def matrix_limit(counter: LengthMatrixCount) -> int:
+    """The most admissible matrices worth enumerating: past it, even one matrix per orbit of
+    alike suits (an orbit holds at most `orbit` matrices) times the cells and terms of each
+    passes `MAX_WORK`, so `plan` would refuse. Enumerating stops there, not seconds later."""
+    orbit = prod(factorial(len(c)) for c in suit_classes(counter.compiled))
+    terms = 2 ** sum(1 for r in counter.rules if r.hcp_wildcard)
+    return min(MAX_MATRICES, int(MAX_WORK * orbit // (counter.cells * terms)))
+
+
 def matrix_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None past the budget."""
-    matrices = length_matrices(compiled)
+    counter = LengthMatrixCount(compiled)
+    matrices = length_matrices(compiled, matrix_limit(counter))
     if matrices is None:
         return None
-    counter = LengthMatrixCount(compiled)
     plan = counter.plan(matrices, MAX_WORK)
     return None if plan is None else counter.total(plan)

@@ -27,12 +27,13 @@ are exactly uniform.
   rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
   rules (the overcall examples), else by `deals.length_matrices`, which counts any
   scenario through its 4x4 length matrices (the take-out double examples, three seats with
-  HCP rules, in under a second); both are cached on disk by `deals.cache`. Only a
-  scenario past the length-matrix budget (say, three seats with HCP rules and no length
-  rule at all) is *estimated*: P(S') (exact) times the acceptance rate, with a 95% Wilson
-  interval, on at least `MIN_ESTIMATE_DRAWS` draws: the caller's own draws when it
-  made that many, else exactly `MIN_ESTIMATE_DRAWS` draws from a generator seeded by the
-  compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
+  HCP rules, in under a second), or by `deals.honour_placements` when the rules are HCP
+  totals only (any number of seats, no length rule: in hundredths of a second); all are
+  cached on disk by `deals.cache`. Only a scenario past the length-matrix budget (say,
+  three seats with HCP rules and one length rule each) is *estimated*: P(S') (exact)
+  times the acceptance rate, with a 95% Wilson interval, on at least `MIN_ESTIMATE_DRAWS`
+  draws: the caller's own draws when it made that many, else exactly `MIN_ESTIMATE_DRAWS`
+  draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
@@ -339,17 +340,21 @@ _RULES_TAG = 0x72756C65  # "rule"
 
 
 def exact_cross_count(compiled: CompiledScenario) -> int | None:
-    """The exact count of a scenario tying both partnerships together: `deals.crossing` when
-    it covers the scenario (fast), else `deals.length_matrices` within its budget, else None.
+    """The exact count of a scenario tying both partnerships together: `deals.honour_placements`
+    when its rules are HCP totals only, `deals.crossing` when it covers the scenario (fast),
+    else `deals.length_matrices` within its budget, else None.
     Remembered on disk (either can take a few tenths of a second, the second a few seconds)."""
     from . import cache
     from .crossing import cross_count
+    from .honour_placements import scenario_count
     from .length_matrices import matrix_count
 
     cached = cache.get_int("cross", compiled)
     if cached is not None:
         return cached if cached >= 0 else None
-    count = cross_count(compiled)
+    count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
+    if count is None:
+        count = cross_count(compiled)
     if count is None:
         count = matrix_count(compiled)
     cache.put_int("cross", compiled, -1 if count is None else count)

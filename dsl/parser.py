@@ -22,6 +22,7 @@ from .errors import DslError, ErrorCode, InvalidDsl
 from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure, terminals
 from .limits import LIMITS, Limits, cap_errors, check, too_many_digits
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
+from .parser_cache import cached_parser
 
 ROLES = tuple(role.value for role in Role)
 _PLAIN_SPACE = frozenset(" \t\r\n")
@@ -43,9 +44,14 @@ def grammar_text() -> str:
     return grammar.replace(_KEY_TERMINALS_LINE, "\n".join(lines))
 
 
+#: The parser's options, as `Lark(...)` takes them (also part of the disk cache's key).
+_OPTIONS = {"parser": "lalr", "lexer": "contextual"}
+
+
 @functools.cache
 def _parser() -> Lark:
-    return Lark(grammar_text(), parser="lalr", lexer="contextual")
+    grammar = grammar_text()
+    return cached_parser(grammar, repr(sorted(_OPTIONS.items())), lambda: Lark(grammar, **_OPTIONS))
 
 
 @dataclass(frozen=True)

@@ -245,6 +245,26 @@ def test_past_the_budget_is_none_not_a_guess(monkeypatch):
     assert count(TAKE_OUT) is None
 
 
+def test_past_the_budget_is_found_while_enumerating(monkeypatch):
+    """Three seats with HCP rules and a length rule each (the sample's Cue-bid): more
+    matrices than the budget can take even one per orbit, so enumerating stops before the
+    plan; and the limit never refuses a scenario the plan accepts."""
+    cue_bid = compile_scenario(scenario("opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+"))
+    counter = lm.LengthMatrixCount(cue_bid)
+    assert lm.matrix_limit(counter) < lm.MAX_MATRICES
+    assert lm.length_matrices(cue_bid, lm.matrix_limit(counter)) is None
+
+    def no_plan(self, matrices, budget=None):
+        raise AssertionError("planned a scenario the enumeration could refuse")
+
+    monkeypatch.setattr(lm.LengthMatrixCount, "plan", no_plan)
+    assert lm.matrix_count(cue_bid) is None
+    monkeypatch.undo()
+    take_out = compile_scenario(scenario(TAKE_OUT))
+    found = lm.length_matrices(take_out, lm.matrix_limit(lm.LengthMatrixCount(take_out)))
+    assert found is not None and lm.LengthMatrixCount(take_out).plan(found, lm.MAX_WORK) is not None
+
+
 def test_an_empty_scenario_counts_zero():
     assert count("opener S:7+; opp1 S:7+; responder hcp:5+") == 0
     assert count("opener hcp:25+ S:4-5 H:4-5; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:5+") == 0

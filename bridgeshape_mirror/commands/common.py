@@ -10,45 +10,64 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from site_builder.publish import PublishError
-from store.errors import LockHeld, StateError, SuspiciousChange
-from store.lock import RunLock
-from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
-
-from ..config import Config, ConfigError
 from ..exit_codes import ExitCode
 from ..logs import setup_logging
 
+if TYPE_CHECKING:
+    from ..config import Config
+
 log = logging.getLogger("bridgeshape_mirror")
 
-#: Library errors a run can end with, and what cron is told for each (first match wins).
-EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode], ...] = (
-    (LockHeld, ExitCode.LOCKED),
-    (SuspiciousChange, ExitCode.REFUSED),
-    ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-    ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
-    (DumpError, ExitCode.INVALID),
-    (StateError, ExitCode.STATE_ERROR),
-    (PublishError, ExitCode.BUILD_ERROR),
-)
 
-#: What a run catches and reports; anything else is a bug (ExitCode.INTERNAL, with a trace).
-EXPECTED_ERRORS: tuple[type[Exception], ...] = tuple(
-    kind for kinds, _ in EXIT_CODES for kind in (kinds if isinstance(kinds, tuple) else (kinds,))
-)
+@cache
+def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode], ...]:
+    """Library errors a run can end with, and what cron is told for each (first match wins).
+    Built on first use: the modules holding the errors are slow to import, and `validate`
+    and `deals` never need them (`EXIT_CODES` names the same table)."""
+    from site_builder.publish import PublishError
+    from store.errors import LockHeld, StateError, SuspiciousChange
+    from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
+
+    from ..config import ConfigError
+
+    return (
+        (LockHeld, ExitCode.LOCKED),
+        (SuspiciousChange, ExitCode.REFUSED),
+        ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
+        ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
+        (DumpError, ExitCode.INVALID),
+        (StateError, ExitCode.STATE_ERROR),
+        (PublishError, ExitCode.BUILD_ERROR),
+    )
+
+
+@cache
+def expected_errors() -> tuple[type[Exception], ...]:
+    """What a run catches and reports; anything else is a bug (ExitCode.INTERNAL, with a trace)."""
+    return tuple(kind for kinds, _ in exit_codes() for kind in (kinds if isinstance(kinds, tuple) else (kinds,)))
+
+
+def __getattr__(name: str) -> object:
+    if name == "EXIT_CODES":
+        return exit_codes()
+    if name == "EXPECTED_ERRORS":
+        return expected_errors()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def described(exc: Exception) -> str:
     """An error's message, with what the operator can do about it where the CLI knows."""
+    from store.errors import SuspiciousChange
+
     if isinstance(exc, SuspiciousChange):
         return f"{exc} (if it is meant, run again with --allow-removals, or set allow_removals = true in [sync]; it applies to sync and build)"
     return str(exc)
 
 
 def exit_code_for(exc: Exception) -> ExitCode:
-    for kinds, code in EXIT_CODES:
+    for kinds, code in exit_codes():
         if isinstance(exc, kinds):
             return code
     return ExitCode.INTERNAL
@@ -78,13 +97,15 @@ def run_locked(
     error gives its exit status, its cause after `failure` (what it means for the user);
     `work` may also end the run with a `Failure` or a status of its own. Anything else is a
     bug: cli.main reports it."""
+    from store.lock import RunLock
+
     setup_logging(args.verbose - args.quiet)
     started = time.monotonic()
     try:
         config = configure(args)
         with RunLock(config.state):
             outcome = work(config)
-    except EXPECTED_ERRORS as exc:
+    except expected_errors() as exc:
         outcome = Failure(exit_code_for(exc), f"{failure}: {described(exc)}")
     if isinstance(outcome, ExitCode):
         outcome = Failure(outcome, "") if outcome != ExitCode.OK else outcome
@@ -105,6 +126,8 @@ def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: f
 
 @cache
 def _defaults() -> dict[str, object]:
+    from ..config import Config
+
     return vars(Config())
 
 

@@ -1,0 +1,83 @@
+"""Start-up of the console script, whole processes: `validate` of one string (target 0.25 s)
+and `deals` of one deal (target 0.4 s), beside the interpreter's own start-up and numpy's
+import as floors, measured alternately in one run (hyperfine-like: warm-up, then N rounds).
+
+Run: .venv/bin/python benchmarks/startup_bench.py [--rounds N] [--baseline DIR]
+`--baseline DIR` also runs both commands from another revision's source tree (say
+`git archive main | tar -x -C DIR`), with this interpreter, in the same rounds: on a busy
+machine the ratio is the figure to read.
+Each process gets the same fresh XDG_CACHE_HOME after the warm-up has filled it (the lark
+parser kept on disk, as on any machine after its first run); `--cold-parser` leaves it
+empty for every run instead, to show what the parser cache saves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = str(Path(sys.executable).with_name("bridgeshape-mirror"))
+
+COMMANDS = {
+    "python -c pass (floor)": [sys.executable, "-c", "pass"],
+    "python -c 'import numpy' (floor of dealing)": [sys.executable, "-c", "import numpy"],
+    "validate 'opener hcp:12+'": [SCRIPT, "validate", "opener hcp:12+"],
+    "deals 'opener hcp:12+' --count 1": [SCRIPT, "deals", "opener hcp:12+", "--count", "1"],
+}
+TARGETS = {"validate 'opener hcp:12+'": 0.25, "deals 'opener hcp:12+' --count 1": 0.4}
+
+
+def from_tree(tree: str, args: list[str]) -> list[str]:
+    """The console script's command line, run from the source tree `tree`."""
+    code = f"import sys; sys.path.insert(0, {tree!r}); from bridgeshape_mirror.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", code, *args]
+
+
+def wall(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--cold-parser", action="store_true", help="an empty cache folder for every run")
+    parser.add_argument("--baseline", metavar="DIR", help="another revision's source tree, measured alongside")
+    args = parser.parse_args()
+    commands = dict(COMMANDS)
+    if args.baseline:
+        for name, command in COMMANDS.items():
+            if name in TARGETS:
+                commands[f"{name} [baseline]"] = from_tree(args.baseline, command[1:])
+    cache = tempfile.mkdtemp(prefix="startup-bench-")
+    env = dict(os.environ, XDG_CACHE_HOME=cache, BSM_DEALS_CACHE="0")
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for command in commands.values():  # warm-up: the OS's file cache, and the parser's file
+        wall(command, env)
+    for _ in range(args.rounds):
+        for name, command in commands.items():
+            if args.cold_parser:
+                env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=cache)
+            times[name].append(wall(command, env))
+    print(f"load average {os.getloadavg()[0]:.2f}, {args.rounds} rounds, parser cache {'empty' if args.cold_parser else 'filled'}")
+    for name, values in times.items():
+        median = statistics.median(values)
+        line = f"{name:48} median {median:.3f} s  min {min(values):.3f} s  max {max(values):.3f} s"
+        if name in TARGETS:
+            line += f"  target {TARGETS[name]} s: {'ok' if median <= TARGETS[name] else 'FAIL'}"
+        baseline = times.get(f"{name} [baseline]")
+        if baseline:
+            line += f"  baseline/this {statistics.median(baseline) / median:.2f}x"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
