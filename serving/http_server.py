@@ -17,7 +17,7 @@ import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+from urllib.parse import quote_from_bytes, urlsplit
 
 from . import DEFAULT_HOST, DEFAULT_PORT
 from .api_answers import Api, Response
@@ -60,7 +60,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/health":
             self._send(Response(200, JSON_TYPE, b'{"status":"ok"}'), head)
         elif path in API_PATHS:
-            self._send(self.server.api.answer(parts.query), head)
+            self._send(self.server.api.answer(_ascii_query(parts.query)), head)
         else:
             self._static(path, head)
 
@@ -98,6 +98,16 @@ class Handler(BaseHTTPRequestHandler):
             lines.append("Connection: close")
         head_bytes = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", errors="replace")
         self.wfile.write(head_bytes if head else head_bytes + response.body)
+
+
+#: Every printable ASCII character but the space: what a query keeps as it is.
+_QUERY_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
+
+
+def _ascii_query(query: str) -> str:
+    """The query with raw non-ASCII bytes percent-encoded, as nginx reads them (http.server
+    hands the request line over decoded as Latin-1, one character per byte)."""
+    return quote_from_bytes(query.encode("latin-1", errors="replace"), safe=_QUERY_SAFE)
 
 
 _STATUSES = {status.value for status in HTTPStatus}

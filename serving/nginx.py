@@ -50,10 +50,18 @@ after every build); a redirect to the static path (clients would have to follow 
 the answer would no longer be the extension's); a loopback `proxy_pass` to nginx itself
 (depends on how the server listens, doubles the connections).
 
+Titles are read as MediaWiki reads them (SEMANTICS 6) without per-request code: the
+fragment is cut, every spelling of a space becomes `_` and runs collapse (cascades),
+underscores at either end and a leading `:` go (one regex each), and the first letter is
+found upper-cased because the build writes each spelling that upper-cases into a served
+title, and each redirect's title, as a file of its own (`site_builder/title_aliases.py`).
+
 Known differences from a live MediaWiki: the first of repeated parameters counts (PHP
-takes the last); parameter names match case-insensitively; the title must be sent exactly
-(no first-letter case folding, no trimming); a missing title has no `MediaWiki-API-Error`
-header (headers are out before the SSI include knows; the body is right).
+takes the last) except `title`; parameter names match case-insensitively (`title`'s
+exactly); a namespace prefix must be spelled as the title file has it; at most 16 spaces
+beyond ASCII (no-break, ideographic...) are read as spaces, and bidi marks are not removed;
+a missing title has no `MediaWiki-API-Error` header (headers are out before the SSI
+include knows; the body is right).
 
 The mirror's folder is usually a symlink the build flips: pass that path (it is not
 resolved here) and nginx follows it on every request (do not enable `open_file_cache` for
@@ -84,10 +92,13 @@ _ESCAPES = (
     ('"', r'[^"]*', "%22"),
     (r"\\", r"[^\\]*", "%5C"),
 )
-_SPACE_SEGMENT = r"(?:[^+%]|%(?!20))*"
+_SPACE_SEGMENT = r"(?:[^+%]|%(?!20|5[Ff]))*"
+_UNDERSCORE_SEGMENT = r"(?:[^_]|_(?!_))*"
 #: How many occurrences each step replaces: seven 32s, then a binary countdown, so any
 #: count up to 255 is replaced (nginx caps one parameter at 4 KB: no 128-wide regex).
 _CASCADE_STEPS = (32,) * 7 + (16, 8, 4, 2, 1)
+#: How many spaces beyond ASCII a title may hold for nginx (serve reads any number).
+_WIDE_SPACES = 16
 
 
 def quote(value: str) -> str:
@@ -130,8 +141,13 @@ def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, 
 
 
 def _title_replacements() -> Iterator[tuple[str, str]]:
-    """Spaces to `_`, then the characters an SSI include cannot take re-encoded."""
+    """Spaces to `_`, runs of `_` to one, then the characters an SSI include cannot take
+    re-encoded. (Two passes: a step must not meet its own replacement again.)"""
+    # Rare, and their alternatives are long: one at a time, a lazy scan each, up to 16.
+    for _ in range(_WIDE_SPACES):
+        yield f"^(?<bs_c0>.*?)(?:{api_rules.WIDE_SPACE_TOKEN_RE})(?<bs_c1>.*)$", "${bs_c0}+${bs_c1}"
     yield from _cascade(api_rules.SPACE_TOKEN_RE, _SPACE_SEGMENT, "_")
+    yield from _cascade(api_rules.UNDERSCORE_RUN_RE, _UNDERSCORE_SEGMENT, "_")
     for token, segment, code in _ESCAPES:
         yield from _cascade(token, segment, code)
 

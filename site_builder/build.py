@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
+from serving.siteinfo import siteinfo_document
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo, now_timestamp
@@ -49,6 +50,7 @@ from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
 from .status import Freshness, content_key, freshness, settle
+from .title_aliases import TitleTarget, alias_files
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
 
@@ -285,16 +287,20 @@ def render_files(
     files[layout.LISTALL] = dumps(listall_document(analyses))
     served = [a for a in analyses if a.served_raw is not None]  # never valid: only listall and the report know it
     titles = layout.title_files({a.page.page_id: a.page.title for a in served})
+    targets: dict[PurePosixPath, TitleTarget] = {}
     for a in served:
         document = dumps(get_document(a))
         files[layout.get_by_pageid(a.page.page_id)] = document
         path = titles.paths.get(a.page.page_id)
         if path is not None:
             files[path] = document
+            targets[path] = TitleTarget(a.page.title, a.page.namespace, document)
         else:
             problem, other = titles.refused[a.page.page_id]
             log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
             report.skipped_titles.append(a.page.title)
+    files.update(alias_files(targets, links.site))
+    files[layout.SITEINFO] = dumps(siteinfo_document(links.site))
     keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
 
     def page_file(path: PurePosixPath, key: str, make, *args) -> None:

@@ -156,6 +156,7 @@ class StateStore:
             server=data.get("server", ""),
             script_path=data.get("script_path", ""),
             sitename=data.get("sitename", ""),
+            general=data.get("general", ""),
         )
 
     # -- writing (inside transaction()) ------------------------------------------------------
@@ -182,6 +183,7 @@ class StateStore:
                 "server": site.server,
                 "script_path": site.script_path,
                 "sitename": site.sitename,
+                "general": site.general,
             },
         )
 

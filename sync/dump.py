@@ -7,6 +7,7 @@ reach the store as one complete `reading.Reading`, as a full API sync's do.
 
 from __future__ import annotations
 
+import json
 import logging
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -78,7 +79,14 @@ def _site_info(element: ET.Element) -> SiteInfo:
         server=server,
         script_path=script_path,
         sitename=_child_text(element, "sitename") or "",
+        general=_general(element),
     )
+
+
+def _general(element: ET.Element) -> str:
+    """What an export's <siteinfo> says of siteinfo's `general` block, in its words."""
+    general = {name: _child_text(element, name) for name in ("sitename", "dbname", "base", "generator", "case")}
+    return json.dumps({k: v for k, v in general.items() if v is not None}, ensure_ascii=False, sort_keys=True)
 
 
 def read_dump(path: str | Path) -> tuple[SiteInfo, Iterator[DumpPage]]:

@@ -15,6 +15,7 @@ changes and the new cursor go to the store in one transaction, as a `reading.Rea
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -87,6 +88,10 @@ def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
         server=general.get("server", ""),
         script_path=general.get("scriptpath", ""),
         sitename=general.get("sitename", ""),
+        # Without `time`, the server's clock: the block stays the same between runs.
+        general=json.dumps({k: v for k, v in general.items() if k != "time"}, ensure_ascii=False, sort_keys=True)
+        if isinstance(general, dict)
+        else "",
     )
 
 

@@ -19,6 +19,10 @@ from urllib.parse import quote, quote_plus, urlsplit
 import dsl
 import requests
 
+from serving.siteinfo import SITEINFO_FILE, siteinfo_document
+from serving.title_lookup import case_spellings
+from store.model import SiteInfo
+
 SPLINTER = (
     "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15 // "
     "1H-4D: opener H:5+ hcp:12-21; responder H:4+ D:0-1 Dhcp:0 hcp:10-15"
@@ -34,6 +38,10 @@ TWO_SCENARIOS = (
     "dopo 1H: fit:H8+ opener H:5+ hcp:12-21; responder x:0-1 xhcp:0 hcp:10-15 // "
     "dopo 1S: fit:S8+ opener S:5+ hcp:12-21; responder x:0-1 xhcp:0 hcp:10-15"
 )
+
+
+#: The wiki the mirror comes from: MediaWiki's defaults (every namespace first-letter).
+SITE = SiteInfo(sitename="Prova", general='{"generator": "MediaWiki 1.39.17", "sitename": "Prova"}')
 
 
 @dataclass(frozen=True)
@@ -109,9 +117,13 @@ def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
             continue
         _write(out / "api" / "get" / "pageid" / f"{page.page_id}.json", document)
         _write(out / "api" / "get" / "title" / f"{page.url_title}.json", document)
+        # What the build writes for nginx, which cannot upper-case a first letter.
+        for spelling in case_spellings(page.title, 0, SITE):
+            _write(out / "api" / "get" / "title" / f"{spelling.replace(' ', '_')}.json", document)
         _write(out / "api" / "deals" / f"{page.page_id}.json", {"pageId": page.page_id, "scenarios": []})
         (out / "deals").mkdir(exist_ok=True)
         (out / "deals" / f"{page.page_id}.pbn").write_text(f'[Event "{page.title}"]\n', encoding="utf-8")
+    _write(out / SITEINFO_FILE, siteinfo_document(SITE))
     _write(out / "api" / "list.json", list_document(pages))
     _write(out / "api" / "listall.json", listall_document(pages))
     (out / "report").mkdir(exist_ok=True)
@@ -210,12 +222,15 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
     cases += [
         # nginx's $arg_NAME rules, which serve follows so both answer alike.
         Case("parameter names ignore case", "ACTION=bridgeshape&ShapeAction=list", list_document(pages), "api/list.json"),
-        Case("first of repeated wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
-             page_document(pages[0]), "api/get/title/Splinter.json"),
+        # PHP's reading of a title: the last of repeated ones counts.
+        Case("last of repeated titles wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
+             page_document(pages[1]), "api/get/title/Stayman.json"),
+        Case("meta=siteinfo", "action=query&meta=siteinfo%7Cuserinfo&siprop=general%7Cnamespaces&format=json",
+             siteinfo_document(SITE), SITEINFO_FILE),
         Case("missing title", "action=bridgeshape&shapeaction=get&title=Non+esiste&format=json", MISSINGTITLE),
         Case("subpage of nothing", "action=bridgeshape&shapeaction=get&title=Contro%2FNon_esiste&format=json", MISSINGTITLE),
         Case("folder is no page", "action=bridgeshape&shapeaction=get&title=Contro_%22sputnik%22&format=json", MISSINGTITLE),
-        Case("title case matters", "action=bridgeshape&shapeaction=get&title=splinter&format=json", MISSINGTITLE),
+        Case("wrong case inside the title", "action=bridgeshape&shapeaction=get&title=SPLINTER&format=json", MISSINGTITLE),
         Case("literal plus is not a space", "action=bridgeshape&shapeaction=get&title=C%2B%2B%2Be%2B1%2B1&format=json", MISSINGTITLE),
         Case("missing pageid", "action=bridgeshape&shapeaction=get&pageid=99999&format=json", error("nosuchpageid", "There is no page with ID 99999.")),
         Case("pageid 0", "action=bridgeshape&shapeaction=get&pageid=000&format=json", error("nosuchpageid", "There is no page with ID 0.")),
@@ -247,13 +262,55 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         Case("encoded traversal", "action=bridgeshape&shapeaction=get&title=%2e%2e%2f%2e%2e%2flist&format=json", error("invalidtitle", "Bad title.")),
         Case("inner traversal", "action=bridgeshape&shapeaction=get&title=Contro/../../list&format=json", error("invalidtitle", "Bad title.")),
         Case("too long a title", "action=bridgeshape&shapeaction=get&title=" + "%C3%A9" * 128, error("invalidtitle", "Bad title.")),
-        Case("long file name", "action=bridgeshape&shapeaction=get&title=" + "a" * 765, MISSINGTITLE),
-        Case("long folder names", "action=bridgeshape&shapeaction=get&title=" + "%2F".join(["b" * 200] * 3), MISSINGTITLE),
+        Case("255 bytes", "action=bridgeshape&shapeaction=get&title=" + "a" * 253 + "%C3%A9", MISSINGTITLE),
+        Case("256 bytes", "action=bridgeshape&shapeaction=get&title=" + "a" * 254 + "%C3%A9", error("invalidtitle", "Bad title.")),
+        Case("255 bytes after trimming", "action=bridgeshape&shapeaction=get&title=__" + "b" * 255 + "+%20", MISSINGTITLE),
+        Case("long folder names", "action=bridgeshape&shapeaction=get&title=" + "%2F".join(["b" * 80] * 3), MISSINGTITLE),
         Case("long pageid", "action=bridgeshape&shapeaction=get&pageid=" + "9" * 300,
              error("nosuchpageid", "There is no page with ID " + "9" * 300 + ".")),
         Case("dot segment", "action=bridgeshape&shapeaction=get&title=./Splinter&format=json", error("invalidtitle", "Bad title.")),
     ]
+    return cases + normalisation_cases(pages)
+
+
+#: Spellings of a title that MediaWiki reads as the title itself (SEMANTICS 6); `{}` is
+#: the title's URL form, fully encoded. Each was checked against the test wiki's own
+#: `action=query&titles=` (tests/test_dropin_wiki.py does it again).
+NORMALISED_SPELLINGS = {
+    "leading spaces": "+_%20{}",
+    "trailing spaces": "{}_+%5F",
+    "leading colon": "%3A{}",
+    "leading colon and spaces": "_%3A_{}",
+    "raw colon": ":{}",
+    "fragment": "{}%23Varianti",
+    "fragment after a space": "{}_%23x%5By%5D",
+    "no-break space": "%C2%A0{}",
+    "ideographic space": "{}%E3%80%80",
+}
+
+
+def lower_first(url_title: str) -> str:
+    """The URL form with its first letter lower-cased (percent-encoded if it is not ASCII)."""
+    text = url_title[0].lower() + url_title[1:]
+    return quote(text, safe="")
+
+
+def normalisation_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
+    cases = []
+    for page in pages:
+        document = page_document(page)
+        if document is None:
+            continue
+        by_title = f"api/get/title/{page.url_title}.json"
+        encoded = quote(page.url_title, safe="")
+        for how, spelling in NORMALISED_SPELLINGS.items():
+            cases.append(Case(f"{how} {page.title}", "action=bridgeshape&shapeaction=get&title=" + spelling.format(encoded), document, by_title))
+        cases.append(Case(f"first letter {page.title}", "action=bridgeshape&shapeaction=get&title=" + lower_first(page.url_title), document, by_title))
+        runs = encoded.replace("_", "_%20+_")
+        cases.append(Case(f"runs of spaces {page.title}", "action=bridgeshape&shapeaction=get&title=" + runs, document, by_title))
     return cases
+
+
 
 
 @dataclass
