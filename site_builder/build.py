@@ -162,7 +162,9 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         cache = RenderCache(history.renders(), published_manifest(settings.out))
         report.status = freshness(store, analyses, read_refusal(state_path))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered)
+        files = render_files(
+            analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered, store.redirects()
+        )
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
@@ -279,6 +281,7 @@ def render_files(
     cache: RenderCache,
     remembered_status: BuiltStatus | None = None,
     rendered: Callable[[int], None] = _uncounted,
+    redirects: dict[int, tuple[tuple[int, str], ...]] | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -299,7 +302,13 @@ def render_files(
             problem, other = titles.refused[a.page.page_id]
             log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
             report.skipped_titles.append(a.page.title)
-    files.update(alias_files(targets, links.site))
+    redirected = [
+        (title, namespace, titles.paths[page_id])
+        for page_id, pairs in (redirects or {}).items()
+        if page_id in titles.paths
+        for namespace, title in pairs
+    ]
+    files.update(alias_files(targets, links.site, redirected))
     files[layout.SITEINFO] = dumps(siteinfo_document(links.site))
     keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
 
