@@ -26,6 +26,8 @@ class Response:
     content_type: str
     body: bytes
     headers: tuple[tuple[str, str], ...] = ()
+    #: When what it says last changed (a file's mtime); None: when the mirror was built.
+    modified: float | None = None
 
 
 def _error(error: ApiError, value: str | None = None) -> Response:
@@ -35,7 +37,7 @@ def _error(error: ApiError, value: str | None = None) -> Response:
 def _file(path: bytes) -> Response | None:
     try:
         with open(path, "rb") as handle:
-            return Response(200, JSON_TYPE, handle.read())
+            return Response(200, JSON_TYPE, handle.read(), modified=os.fstat(handle.fileno()).st_mtime)
     except OSError:  # not found, a folder, a name too long...: no such page
         return None
 
@@ -47,6 +49,13 @@ class Api:
         self.root = os.fsencode(os.fspath(root))
         self.live = live
         self.site = SiteCache(self.root)
+
+    def built_at(self) -> float | None:
+        """When the mirror was last published (its list's mtime), for answers made of no file."""
+        try:
+            return os.stat(self.root + b"/api/list.json").st_mtime
+        except OSError:
+            return None
 
     def answer(self, query: str) -> Response:
         args = rules.raw_args(query)

@@ -1,0 +1,121 @@
+"""`serve` as a drop-in for the wiki's api.php beyond the documents: POST as mwclient sends
+it, `meta=siteinfo` so `mwclient.Site()` connects, CORS and JSONP as MediaWiki answers
+anonymous requests, and ETag/Last-Modified/Cache-Control with 304."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import mwclient
+import pytest
+import requests
+
+import mirror_fixture as mf
+from serving.api_headers import ServeSettings
+from serving.http_server import MirrorServer, make_server
+
+GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return mf.build_mirror(tmp_path_factory.mktemp("dropin-mirror") / "out")
+
+
+@pytest.fixture(scope="module")
+def server(mirror: Path) -> Iterator[MirrorServer]:
+    live = make_server(mirror, "127.0.0.1", 0, ServeSettings(max_age=120))
+    thread = threading.Thread(target=live.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield live
+    finally:
+        live.shutdown()
+        live.server_close()
+        thread.join(timeout=5)
+
+
+def splinter(mirror: Path) -> bytes:
+    return (mirror / "api/get/title/Splinter.json").read_bytes()
+
+
+def test_post_form_body_is_answered_like_get(server: MirrorServer, mirror: Path) -> None:
+    answer = requests.post(server.url + "/api.php", data=GET, timeout=10)
+    assert answer.status_code == 200 and answer.content == splinter(mirror)
+    # Query string and body together, as mwclient's POST carries some of both.
+    answer = requests.post(server.url + "/api.php?action=bridgeshape", data={"shapeaction": "list"}, timeout=10)
+    assert answer.content == (mirror / "api/list.json").read_bytes()
+    assert requests.post(server.url + "/index.html", data=GET, timeout=10).status_code == 405
+
+
+def test_mwclient_connects_and_gets_by_title(server: MirrorServer, mirror: Path) -> None:
+    host = server.url.removeprefix("http://")
+    site = mwclient.Site(host, path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+    assert site.site["sitename"] == "Prova" and site.version[:2] == (1, 39)
+    document = site.get("bridgeshape", shapeaction="get", title="Splinter")
+    assert document == json.loads(splinter(mirror))
+    # site.api() sends POST by default.
+    assert site.api("bridgeshape", shapeaction="get", title="stayman") == json.loads((mirror / "api/get/title/Stayman.json").read_bytes())
+
+
+def test_cors_for_anonymous_requests(server: MirrorServer) -> None:
+    answer = requests.get(server.url + "/api.php", params={**GET, "origin": "*"}, headers={"Origin": "https://x.example"}, timeout=10)
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert answer.headers["Access-Control-Allow-Credentials"] == "false"
+    assert "MediaWiki-API-Error" in answer.headers["Access-Control-Expose-Headers"]
+    assert "Access-Control-Allow-Origin" not in requests.get(server.url + "/api.php", params=GET, timeout=10).headers
+    preflight = requests.options(
+        server.url + "/api.php", params={**GET, "origin": "*"},
+        headers={"Origin": "https://x.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "Api-User-Agent"},
+        timeout=10,
+    )
+    assert preflight.status_code == 200 and preflight.content == b""
+    assert preflight.headers["Access-Control-Allow-Methods"] == "POST, GET, HEAD"
+    assert preflight.headers["Access-Control-Allow-Headers"] == "Api-User-Agent"
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    refused = requests.options(
+        server.url + "/api.php", params={"origin": "*"},
+        headers={"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-Secret"}, timeout=10,
+    )
+    assert refused.headers["MediaWiki-CORS-Rejection"] == "Unsupported header requested in preflight"
+    assert "Access-Control-Allow-Origin" not in refused.headers
+
+
+def test_jsonp_wraps_the_same_body(server: MirrorServer, mirror: Path) -> None:
+    answer = requests.get(server.url + "/api.php", params={**GET, "callback": "show<script>"}, timeout=10)
+    assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8"
+    assert answer.content == b"/**/showscript(" + splinter(mirror) + b")"
+    error = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "callback": "cb"}, timeout=10)
+    assert error.content.startswith(b'/**/cb({"error":{"code":"missingparam"')
+    assert error.headers["MediaWiki-API-Error"] == "missingparam"
+
+
+def test_etag_last_modified_and_304(server: MirrorServer) -> None:
+    for params in (GET, {"action": "bridgeshape", "shapeaction": "get", "title": "Non esiste"}, {"action": "query", "meta": "siteinfo"}):
+        answer = requests.get(server.url + "/api.php", params=params, timeout=10)
+        assert answer.headers["Cache-Control"] == "public, max-age=120"
+        tag, modified = answer.headers["ETag"], answer.headers["Last-Modified"]
+        again = requests.get(server.url + "/api.php", params=params, headers={"If-None-Match": tag}, timeout=10)
+        assert again.status_code == 304 and again.content == b"" and again.headers["ETag"] == tag
+        since = requests.get(server.url + "/api.php", params=params, headers={"If-Modified-Since": modified}, timeout=10)
+        assert since.status_code == 304
+        other = requests.get(server.url + "/api.php", params=params, headers={"If-None-Match": '"other"', "If-Modified-Since": modified}, timeout=10)
+        assert other.status_code == 200  # If-None-Match decides when both are sent
+    static = requests.get(server.url + "/index.html", timeout=10)
+    assert static.headers["ETag"] and static.headers["Last-Modified"] and static.headers["Cache-Control"] == "public, max-age=120"
+    assert requests.get(server.url + "/index.html", headers={"If-None-Match": static.headers["ETag"]}, timeout=10).status_code == 304
+
+
+def test_raw_utf8_bytes_in_the_query(server: MirrorServer, mirror: Path) -> None:
+    host, port = server.server_address[:2]
+    import socket
+
+    with socket.create_connection((host, port), timeout=10) as connection:
+        connection.sendall("GET /api.php?action=bridgeshape&shapeaction=get&title=Perché? HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode("utf-8"))
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+    assert data.split(b"\r\n\r\n", 1)[1] == (mirror / "api/get/title/Perché?.json").read_bytes()
