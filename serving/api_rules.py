@@ -120,6 +120,12 @@ NO_SUCH_PAGEID = ApiError("nosuchpageid", "There is no page with ID {id}.")
 MISSING_TITLE = ApiError("missingtitle", "The page you specified doesn't exist.")
 INVALID_TITLE = ApiError("invalidtitle", 'Bad title "{value}".', "Bad title.")
 MISSING_DSL = ApiError("missingparam", 'The "dsl" parameter must be set.')
+#: The static mirror (nginx) reads no request body: a POST gets this, with 405.
+STATIC_METHOD = ApiError(
+    "badmethod",
+    "This static mirror answers GET and HEAD only: send the parameters in the query string "
+    '(or use the live service, "bridgeshape-mirror serve").',
+)
 #: The static mirror (nginx) cannot validate; `serve` can.
 VALIDATE_NEEDS_SERVICE = ApiError(
     "moduledisabled",
@@ -157,6 +163,8 @@ def last_arg(query: str, name: str) -> str:
 
 #: `$args` holding a last `title=` (the value is group 1): nginx's `$arg_title` is the first.
 LAST_TITLE_RE = r"(?:^|&)title=([^&]*)(?:&(?!title=)[^&]*)*$"
+#: `origin=*`, anonymous CORS (raw or encoded).
+ORIGIN_ANONYMOUS_RE = r"^(?:\*|%2[Aa])$"
 #: `meta` naming siteinfo among its `|`-separated values, raw or encoded.
 META_SITEINFO_RE = r"^(?:.*(?:\||%7C))?siteinfo(?:(?:\||%7C).*)?$"
 _META_SITEINFO = re.compile(META_SITEINFO_RE, re.IGNORECASE)

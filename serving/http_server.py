@@ -63,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = self._parts()
         if parts is None:
             return
-        if (parts.path or "/") not in API_PATHS:
+        if not _is_api(parts.path or "/"):
             self._send(Response(405, "text/plain; charset=utf-8", b"method not allowed\n", (("Allow", "GET, HEAD"),)), False)
             return
         try:
@@ -85,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = self._parts()
         if parts is None:
             return
-        if (parts.path or "/") not in API_PATHS:
+        if not _is_api(parts.path or "/"):
             self._send(Response(405, "text/plain; charset=utf-8", b"method not allowed\n", (("Allow", "GET, HEAD"),)), False)
             return
         query = _ascii_query(parts.query)
@@ -107,7 +107,7 @@ class Handler(BaseHTTPRequestHandler):
         path = parts.path or "/"
         if path == "/health":
             self._send(Response(200, JSON_TYPE, b'{"status":"ok"}', (("Cache-Control", "no-cache"),)), head)
-        elif path in API_PATHS:
+        elif _is_api(path):
             self._api(_ascii_query(parts.query), head)
         else:
             self._static(path, head)
@@ -174,6 +174,11 @@ class Handler(BaseHTTPRequestHandler):
             lines.append("Connection: close")
         head_bytes = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", errors="replace")
         self.wfile.write(head_bytes if head else head_bytes + body)
+
+
+def _is_api(path: str) -> bool:
+    """The wiki's entry point wherever it lives (`/api.php`, `/w/api.php`, `/wiki/w/api.php`)."""
+    return path in API_PATHS or path.endswith("/api.php")
 
 
 #: The largest form body a POST may carry (api.php parameters, no uploads).

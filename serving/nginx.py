@@ -75,13 +75,15 @@ not change between builds.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
 import jinja2
 
-from . import api_rules
+from . import api_headers, api_rules
+from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
 
 #: Raw characters of a title value to re-encode before the SSI include, with the
@@ -166,20 +168,33 @@ def _template() -> jinja2.Template:
     return env.get_template("nginx.conf.j2")
 
 
+def _cors_refused_re() -> str:
+    """`<methods>:<requested headers>` of a preflight that asked for a header MediaWiki does
+    not allow (case-insensitive)."""
+    allowed = "|".join(re.escape(h) for h in sorted(api_headers.ALLOWED_CORS_HEADERS))
+    return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
+
+
 def render_snippet(
-    mirror: str | os.PathLike[str],
+    mirror: str | os.PathLike[str] | None = None,
     *,
     api_paths: Sequence[str] = api_rules.API_PATHS,
     validate_upstream: str | None = None,
+    max_age: int = ServeSettings.max_age,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
-    `mirror`: the published output folder (the symlink the build flips), absolute.
+    `mirror`: the published output folder (the symlink the build flips), absolute; None
+    (what the build writes): the server's own root, `$document_root`, so the snippet names
+    no path of the machine that built it.
+    `max_age`: the answers' `Cache-Control` max-age, seconds.
     `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
     `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
     that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
     """
-    root = _plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/")
+    root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
+    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
+        raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
     if validate_upstream is not None:
         validate_upstream = _plain_path(validate_upstream).rstrip("/")
         if not validate_upstream.startswith(("http://", "https://")) or any(c in validate_upstream for c in " ;'\"{}"):
@@ -192,6 +207,9 @@ def render_snippet(
         api_paths=api_paths,
         validate_upstream=validate_upstream,
         rules=api_rules,
+        headers=api_headers,
+        cache_control=api_headers.cache_control(max_age),
+        cors_refused_re=_cors_refused_re(),
         error_body=_error_body,
         json=_json,
         title_replacements=_title_replacements(),

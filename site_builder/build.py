@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
+from serving.api_headers import ServeSettings
 from serving.siteinfo import siteinfo_document
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History
@@ -108,6 +109,8 @@ class BuildSettings:
     rare: float = 1e-6
     #: Publish even when most of the published convention pages would go (see `_check_removals`).
     allow_removals: bool = False
+    #: Cache-Control max-age of the nginx snippet's answers, seconds.
+    max_age: int = ServeSettings.max_age
 
 
 @dataclass
@@ -328,8 +331,9 @@ def render_files(
     for a in analyses:
         page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
         rendered(1)
-    # The nginx drop-in for the extension's api.php URLs, for this very output folder.
-    files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
+    # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
+    # (the mirror is the server's root unless its one variable is changed).
+    files[layout.NGINX_SNIPPET] = render_snippet(max_age=settings.max_age).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
     files.update(_schemas())

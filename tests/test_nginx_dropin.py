@@ -7,6 +7,7 @@ without it the tests are skipped, except under CI (CI=true) where that is a fail
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -56,6 +57,9 @@ http {{
     {mime}
     default_type application/octet-stream;
     access_log {prefix}/logs/access.log;
+    gzip on;
+    gzip_min_length 1;
+    gzip_types application/json;
     client_body_temp_path {prefix}/tmp/body;
     proxy_temp_path {prefix}/tmp/proxy;
     fastcgi_temp_path {prefix}/tmp/fastcgi;
@@ -270,3 +274,85 @@ def test_nothing_went_wrong_in_nginx(tmp_path: Path, mirror: Path) -> None:
         assert problems == []
     finally:
         stop_nginx(running.process)
+
+
+GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
+
+
+def test_snippet_names_no_path_of_the_build_machine(tmp_path: Path, mirror: Path) -> None:
+    """What the build writes: the mirror is the server's root, `$document_root`."""
+    text = dropin.render_snippet()
+    assert "/tmp" not in text and "/srv" not in text and "set $bridgeshape_mirror $document_root;" in text
+    running = start_nginx(tmp_path / "prefix", mirror, text)
+    try:
+        assert mf.check_client_titles(running.url, mirror) == []
+        assert requests.get(running.url + "/w/api.php", params=GET, timeout=10).content == (mirror / "api/get/title/Splinter.json").read_bytes()
+    finally:
+        stop_nginx(running.process)
+
+
+def test_any_entry_path(tmp_path: Path, mirror: Path) -> None:
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, api_paths=("/wiki/w/api.php",)))
+    try:
+        assert requests.get(running.url + "/wiki/w/api.php", params=GET, timeout=10).json() == mf.page_document(mf.PAGES[0])
+        assert requests.get(running.url + "/api.php", params=GET, timeout=10).status_code == 404
+    finally:
+        stop_nginx(running.process)
+
+
+def test_gzip_with_the_usual_gzip_types(server: Nginx) -> None:
+    for params in (GET, {"action": "bridgeshape", "shapeaction": "list"}, {"action": "bridgeshape"}):
+        answer = requests.get(server.url + "/api.php", params=params, headers={"Accept-Encoding": "gzip"}, timeout=10)
+        assert answer.headers.get("Content-Encoding") == "gzip", params
+        assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+
+
+def test_cache_control_and_validators(server: Nginx) -> None:
+    for params in (GET, {"action": "bridgeshape", "shapeaction": "list"}, {"action": "bridgeshape"}):
+        answer = requests.get(server.url + "/api.php", params=params, timeout=10)
+        assert answer.headers["Cache-Control"] == "public, max-age=300", params
+    for params in ({"action": "bridgeshape", "shapeaction": "list"}, {"action": "bridgeshape", "shapeaction": "get", "pageid": "42"},
+                   {"action": "query", "meta": "siteinfo"}):
+        answer = requests.get(server.url + "/api.php", params=params, timeout=10)
+        tag = answer.headers["ETag"]
+        assert answer.headers["Last-Modified"]
+        assert requests.get(server.url + "/api.php", params=params, headers={"If-None-Match": tag}, timeout=10).status_code == 304
+        since = {"If-Modified-Since": answer.headers["Last-Modified"]}
+        assert requests.get(server.url + "/api.php", params=params, headers=since, timeout=10).status_code == 304
+
+
+def test_cors_and_preflight(server: Nginx) -> None:
+    answer = requests.get(server.url + "/api.php", params={**GET, "origin": "*"}, timeout=10)
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert answer.headers["Access-Control-Allow-Credentials"] == "false"
+    assert "MediaWiki-API-Error" in answer.headers["Access-Control-Expose-Headers"]
+    assert "Access-Control-Allow-Origin" not in requests.get(server.url + "/api.php", params=GET, timeout=10).headers
+    preflight = requests.options(
+        server.url + "/api.php", params={**GET, "origin": "*"},
+        headers={"Origin": "https://x.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "Api-User-Agent"},
+        timeout=10,
+    )
+    assert preflight.status_code == 200 and preflight.content == b""
+    assert preflight.headers["Access-Control-Allow-Methods"] == "POST, GET, HEAD"
+    assert preflight.headers["Access-Control-Allow-Headers"] == "Api-User-Agent"
+    assert "Access-Control-Expose-Headers" not in preflight.headers
+    refused = requests.options(
+        server.url + "/api.php", params={"origin": "*"},
+        headers={"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-Secret"}, timeout=10,
+    )
+    assert refused.headers["MediaWiki-CORS-Rejection"] == "Unsupported header requested in preflight"
+    assert "Access-Control-Allow-Origin" not in refused.headers
+
+
+def test_post_is_a_mediawiki_error_with_405(server: Nginx) -> None:
+    answer = requests.post(server.url + "/api.php", data=GET, timeout=10)
+    assert answer.status_code == 405 and answer.headers["Allow"] == "GET, HEAD, OPTIONS"
+    assert answer.json()["error"]["code"] == "badmethod" == answer.headers["MediaWiki-API-Error"]
+
+
+def test_mwclient_connects_and_gets(server: Nginx, mirror: Path) -> None:
+    import mwclient
+
+    site = mwclient.Site(server.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+    assert site.site["sitename"] == "Prova"
+    assert site.get("bridgeshape", shapeaction="get", title="splinter") == json.loads((mirror / "api/get/title/Splinter.json").read_bytes())

@@ -119,3 +119,23 @@ def test_raw_utf8_bytes_in_the_query(server: MirrorServer, mirror: Path) -> None
         while chunk := connection.recv(65536):
             data += chunk
     assert data.split(b"\r\n\r\n", 1)[1] == (mirror / "api/get/title/Perché?.json").read_bytes()
+
+
+def test_max_age_is_an_option_and_a_configuration_key(tmp_path: Path) -> None:
+    from bridgeshape_mirror.config import load
+    from serving.nginx import render_snippet
+
+    config = tmp_path / "mirror.toml"
+    config.write_text("[serve]\nmax_age = 60\n", encoding="utf-8")
+    assert load(str(config), {}).max_age == 60
+    assert load(str(config), {"max_age": 5}).max_age == 5
+    assert load(None, {}).max_age == ServeSettings.max_age == 300
+    assert "add_header Cache-Control 'public, max-age=60' always;" in render_snippet(max_age=60)
+    for bad in (-1, 31_536_001, True, 1.5):
+        with pytest.raises(ValueError):
+            render_snippet(max_age=bad)  # type: ignore[arg-type]
+
+
+def test_any_entry_path(server: MirrorServer, mirror: Path) -> None:
+    answer = requests.get(server.url + "/wiki/w/api.php", params=GET, timeout=10)
+    assert answer.content == splinter(mirror)
