@@ -60,11 +60,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         """api.php with its parameters in a form body (as mwclient sends them), like GET."""
-        parts = self._parts()
+        parts = self._api_only()
         if parts is None:
-            return
-        if not _is_api(parts.path or "/"):
-            self._send(Response(405, "text/plain; charset=utf-8", b"method not allowed\n", (("Allow", "GET, HEAD"),)), False)
             return
         try:
             length = int(self.headers.get("Content-Length") or 0)
@@ -82,16 +79,21 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_OPTIONS(self) -> None:  # noqa: N802
         """A CORS preflight: MediaWiki answers api.php's with an empty 200."""
-        parts = self._parts()
+        parts = self._api_only()
         if parts is None:
-            return
-        if not _is_api(parts.path or "/"):
-            self._send(Response(405, "text/plain; charset=utf-8", b"method not allowed\n", (("Allow", "GET, HEAD"),)), False)
             return
         query = _ascii_query(parts.query)
         preflight = self.headers.get("Access-Control-Request-Method") is not None
         headers = api_headers.cors_headers(query, preflight, self.headers.get("Access-Control-Request-Headers"))
         self._send(Response(200, "text/html; charset=utf-8", b"", tuple(headers)), False)
+
+    def _api_only(self):  # type: ignore[no-untyped-def]
+        """The request's parts when it is for api.php; else a 405 is sent and None returned."""
+        parts = self._parts()
+        if parts is not None and not _is_api(parts.path or "/"):
+            self._send(Response(405, "text/plain; charset=utf-8", b"method not allowed\n", (("Allow", "GET, HEAD"),)), False)
+            return None
+        return parts
 
     def _parts(self):  # type: ignore[no-untyped-def]
         try:

@@ -9,6 +9,9 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=bridgeshape&shapeaction=get&pageid=N&format=json  api/get/pageid/N.json
     GET /api.php?action=bridgeshape&shapeaction=list&format=json          api/list.json
     GET /api.php?action=bridgeshape&shapeaction=listall&format=json       api/listall.json
+    GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
+    OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
+    POST /api.php                                                          405, a `badmethod` error document
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
 HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,

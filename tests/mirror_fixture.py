@@ -372,3 +372,29 @@ def check_client_titles(base_url: str, mirror: Path, pages: tuple[Page, ...] = P
         elif answer.content != (mirror / f"api/get/title/{page.url_title}.json").read_bytes():
             problems.append(f"{where}: not the file: {answer.text[:200]}")
     return problems
+
+
+def check_cors(base_url: str) -> None:
+    """`origin=*` and preflights answered as MediaWiki answers anonymous CORS (both servers)."""
+    get = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
+    answer = requests.get(base_url + "/api.php", params={**get, "origin": "*"}, headers={"Origin": "https://x.example"}, timeout=10)
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert answer.headers["Access-Control-Allow-Credentials"] == "false"
+    assert "MediaWiki-API-Error" in answer.headers["Access-Control-Expose-Headers"]
+    assert "Access-Control-Allow-Origin" not in requests.get(base_url + "/api.php", params=get, timeout=10).headers
+    preflight = requests.options(
+        base_url + "/api.php", params={**get, "origin": "*"},
+        headers={"Origin": "https://x.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "Api-User-Agent"},
+        timeout=10,
+    )
+    assert preflight.status_code == 200 and preflight.content == b""
+    assert preflight.headers["Access-Control-Allow-Methods"] == "POST, GET, HEAD"
+    assert preflight.headers["Access-Control-Allow-Headers"] == "Api-User-Agent"
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "Access-Control-Expose-Headers" not in preflight.headers
+    refused = requests.options(
+        base_url + "/api.php", params={"origin": "*"},
+        headers={"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-Secret"}, timeout=10,
+    )
+    assert refused.headers["MediaWiki-CORS-Rejection"] == "Unsupported header requested in preflight"
+    assert "Access-Control-Allow-Origin" not in refused.headers

@@ -5,7 +5,6 @@ anonymous requests, and ETag/Last-Modified/Cache-Control with 304."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,8 @@ import requests
 
 import mirror_fixture as mf
 from serving.api_headers import ServeSettings
-from serving.http_server import MirrorServer, make_server
+from serving.http_server import MirrorServer
+from test_serve import running
 
 GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
 
@@ -27,15 +27,8 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(mirror: Path) -> Iterator[MirrorServer]:
-    live = make_server(mirror, "127.0.0.1", 0, ServeSettings(max_age=120))
-    thread = threading.Thread(target=live.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with running(mirror, ServeSettings(max_age=120)) as live:
         yield live
-    finally:
-        live.shutdown()
-        live.server_close()
-        thread.join(timeout=5)
 
 
 def splinter(mirror: Path) -> bytes:
@@ -62,26 +55,7 @@ def test_mwclient_connects_and_gets_by_title(server: MirrorServer, mirror: Path)
 
 
 def test_cors_for_anonymous_requests(server: MirrorServer) -> None:
-    answer = requests.get(server.url + "/api.php", params={**GET, "origin": "*"}, headers={"Origin": "https://x.example"}, timeout=10)
-    assert answer.headers["Access-Control-Allow-Origin"] == "*"
-    assert answer.headers["Access-Control-Allow-Credentials"] == "false"
-    assert "MediaWiki-API-Error" in answer.headers["Access-Control-Expose-Headers"]
-    assert "Access-Control-Allow-Origin" not in requests.get(server.url + "/api.php", params=GET, timeout=10).headers
-    preflight = requests.options(
-        server.url + "/api.php", params={**GET, "origin": "*"},
-        headers={"Origin": "https://x.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "Api-User-Agent"},
-        timeout=10,
-    )
-    assert preflight.status_code == 200 and preflight.content == b""
-    assert preflight.headers["Access-Control-Allow-Methods"] == "POST, GET, HEAD"
-    assert preflight.headers["Access-Control-Allow-Headers"] == "Api-User-Agent"
-    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
-    refused = requests.options(
-        server.url + "/api.php", params={"origin": "*"},
-        headers={"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-Secret"}, timeout=10,
-    )
-    assert refused.headers["MediaWiki-CORS-Rejection"] == "Unsupported header requested in preflight"
-    assert "Access-Control-Allow-Origin" not in refused.headers
+    mf.check_cors(server.url)
 
 
 def test_jsonp_wraps_the_same_body(server: MirrorServer, mirror: Path) -> None:
