@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
-from serving.nginx import render_snippet
 from serving.api_headers import ServeSettings
+from serving.nginx import render_snippet
 from serving.siteinfo import siteinfo_document
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History

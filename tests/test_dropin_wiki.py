@@ -10,14 +10,12 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from urllib.parse import quote
 
 import mwclient
 import pytest
 import requests
 
 import mirror_fixture as mf
-from serving import nginx as dropin
 from serving.http_server import make_server
 from test_nginx_dropin import start_nginx, stop_nginx
 
