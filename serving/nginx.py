@@ -12,6 +12,7 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
     OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
     POST /api.php                                                          405, a `badmethod` error document
+    GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's subrequest
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
 HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,

@@ -244,6 +244,8 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
             params["dsl"] = "opener H:5+ hcp:40"
             assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
             assert requests.get(running.url + "/api.php", params=params, timeout=10).json()["validate"]["valid"] is False
+            wrapped = requests.get(running.url + "/api.php", params={**params, "callback": "cb"}, timeout=10)
+            assert wrapped.text.startswith("/**/cb({") and wrapped.text.count("/**/") == 1
         finally:
             stop_nginx(running.process)
     finally:
@@ -337,3 +339,17 @@ def test_mwclient_connects_and_gets(server: Nginx, mirror: Path) -> None:
     site = mwclient.Site(server.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
     assert site.site["sitename"] == "Prova"
     assert site.get("bridgeshape", shapeaction="get", title="splinter") == json.loads((mirror / "api/get/title/Splinter.json").read_bytes())
+
+
+def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
+    for params, file in ((GET, "api/get/title/Splinter.json"), ({"action": "bridgeshape", "shapeaction": "list"}, "api/list.json"),
+                         ({"action": "bridgeshape", "shapeaction": "get", "pageid": "15"}, "api/get/pageid/15.json")):
+        answer = requests.get(server.url + "/api.php", params={**params, "callback": "jQuery_1.x", "origin": "*"}, timeout=10)
+        assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8", params
+        assert answer.content == b"/**/jQuery_1.x(" + (mirror / file).read_bytes() + b")", params
+        assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    error = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "callback": "cb"}, timeout=10)
+    assert error.content == b'/**/cb({"error":{"code":"missingparam","info":"The \\"shapeaction\\" parameter must be set."}})'
+    # A title with a raw `$` cannot go through the include: plain JSON, as without callback.
+    raw = mf.fetch(server.url, "/api.php?action=bridgeshape&shapeaction=get&title=Prezzo_$5_%5C_barra&callback=cb")
+    assert raw.json() == mf.page_document(mf.PAGES[7])

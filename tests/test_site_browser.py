@@ -644,16 +644,6 @@ def test_a_page_on_another_origin_gets_from_nginx(browser, sample, tmp_path):
 
     running = start_nginx(tmp_path / "prefix", sample, (sample / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
     try:
-        document = _splinter_document(sample)
-        # nginx answers no JSONP (see the README's differences): fetch only.
-        page_dir = tmp_path / "other-site"
-        page_dir.mkdir()
-        (page_dir / "index.html").write_text(CROSS_ORIGIN_PAGE, encoding="utf-8")
-        url = running.url + "/api.php?action=bridgeshape&shapeaction=get&format=json&title=" + urllib.request.quote(document.pop("_title").lower())
-        with static_server(page_dir) as other:
-            browser.get(other.base + "index.html")
-            results = browser.execute_async_script(FETCH_SCRIPT, url)
-            assert results.get("simple") == document and results.get("preflighted") == document, results
-            assert results["without"] == "blocked"
+        _cross_origin_gets(browser, running.url, tmp_path, _splinter_document(sample))
     finally:
         stop_nginx(running.process)
