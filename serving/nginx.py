@@ -59,10 +59,12 @@ fragment is cut, every spelling of a space becomes `_` and runs collapse (cascad
 underscores at either end and a leading `:` go (one regex each), and the first letter is
 found upper-cased because the build writes each spelling that upper-cases into a served
 title, and each redirect's title, as a file of its own (`site_builder/title_aliases.py`).
+A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case) is
+written as the title file has it, for the namespaces the build passes (`namespaces`).
 
 Known differences from a live MediaWiki: the first of repeated parameters counts (PHP
 takes the last) except `title`; parameter names match case-insensitively (`title`'s
-exactly); a namespace prefix must be spelled as the title file has it; at most 16 spaces
+exactly); a namespace name's non-ASCII letters match only as the wiki spells them; at most 16 spaces
 beyond ASCII (no-break, ideographic...) are read as spaces, and bidi marks are not removed;
 a missing title has no `MediaWiki-API-Error` header (headers are out before the SSI
 include knows; the body is right).
@@ -80,7 +82,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -172,6 +174,28 @@ def _template() -> jinja2.Template:
     return env.get_template("nginx.conf.j2")
 
 
+def _name_forms(name: str) -> Iterator[str]:
+    """A lower-cased namespace name as it may arrive raw: spaces as `_` (the cascades ran),
+    non-ASCII letters raw or percent-encoded (the regex is case-insensitive for ASCII and
+    for the hex digits)."""
+    text = name.replace(" ", "_")
+    yield re.escape(text)
+    if not text.isascii():
+        yield "".join(c if c.isascii() else "".join(f"%{b:02X}" for b in c.encode("utf-8")) for c in re.escape(text))
+
+
+def _namespace_rules(namespaces: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """(regex, value) that write a title's namespace prefix as the title file has it."""
+    rules = []
+    for canonical, names in sorted(namespaces.items()):
+        if any(c in canonical for c in "'\\$\"{};") or not canonical.strip():
+            raise ValueError(f"unusable namespace name for an nginx configuration: {canonical!r}")
+        forms = sorted({form for name in names for form in _name_forms(name)}, key=lambda f: (-len(f), f))
+        regex = "^(?:" + "|".join(forms) + ")_*(?::|%3A)_*(.*)$"
+        rules.append((regex, canonical.replace(" ", "_") + ":$1"))
+    return rules
+
+
 def _cors_refused_re() -> str:
     """`<methods>:<requested headers>` of a preflight that asked for a header MediaWiki does
     not allow (case-insensitive)."""
@@ -185,6 +209,7 @@ def render_snippet(
     api_paths: Sequence[str] = api_rules.API_PATHS,
     validate_upstream: str | None = None,
     max_age: int = ServeSettings.max_age,
+    namespaces: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
@@ -192,6 +217,9 @@ def render_snippet(
     (what the build writes): the server's own root, `$document_root`, so the snippet names
     no path of the machine that built it.
     `max_age`: the answers' `Cache-Control` max-age, seconds.
+    `namespaces`: the namespaces of the served titles, local name -> every lower-cased name
+    the wiki reads as it (`title_lookup.namespace_spellings`): a title's prefix in any of
+    these spellings is written as the title file has it.
     `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
     `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
     that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
@@ -214,6 +242,7 @@ def render_snippet(
         headers=api_headers,
         cache_control=api_headers.cache_control(max_age),
         cors_refused_re=_cors_refused_re(),
+        namespace_rules=_namespace_rules(namespaces or {}),
         error_body=_error_body,
         json=_json,
         title_replacements=_title_replacements(),

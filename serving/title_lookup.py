@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from functools import cache
 from urllib.parse import unquote_to_bytes
 
 from store.model import SiteInfo
-from sync.titles import normalise, upper_first
+from sync.titles import CANONICAL_NAMESPACES, normalise, upper_first
 
 #: Characters MediaWiki never allows in a title ($wgLegalTitleChars' complement that a
 #: decoded value can hold), a `%XX` sequence, an XML entity, three tildes (a signature);
@@ -78,4 +79,19 @@ def case_spellings(title: str, namespace: int, site: SiteInfo) -> list[str]:
             spelling = char + rest[width:]
             if upper_first(spelling) == rest:
                 spellings.append(head + spelling)
+    return spellings
+
+
+def namespace_spellings(site: SiteInfo, namespaces: Iterable[int]) -> dict[str, tuple[str, ...]]:
+    """Each of `namespaces` (but the main one) by its local name -> every name the wiki
+    reads as it (local, canonical, aliases), lower-cased: what the nginx snippet rewrites
+    a title's prefix from."""
+    spellings: dict[str, tuple[str, ...]] = {}
+    for ns_id in sorted(set(namespaces) - {0}):
+        name = site.namespaces.get(ns_id)
+        if not name:
+            continue
+        names = {key for key in site.namespace_lookup if site.namespace_lookup[key] == ns_id}
+        names |= {key for key, value in CANONICAL_NAMESPACES.items() if value == ns_id}
+        spellings[name] = tuple(sorted(names | {name.lower()}))
     return spellings

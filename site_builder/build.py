@@ -27,6 +27,7 @@ from dsl.format import format_scenario
 from serving.api_headers import ServeSettings
 from serving.nginx import render_snippet
 from serving.siteinfo import siteinfo_document
+from serving.title_lookup import namespace_spellings
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo, now_timestamp
@@ -333,7 +334,8 @@ def render_files(
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
     # (the mirror is the server's root unless its one variable is changed).
-    files[layout.NGINX_SNIPPET] = render_snippet(max_age=settings.max_age).encode("utf-8")
+    namespaces = namespace_spellings(links.site, {t.namespace for t in targets.values()})
+    files[layout.NGINX_SNIPPET] = render_snippet(max_age=settings.max_age, namespaces=namespaces).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
     files.update(_schemas())

@@ -20,7 +20,7 @@ import dsl
 import requests
 
 from serving.siteinfo import SITEINFO_FILE, siteinfo_document
-from serving.title_lookup import case_spellings
+from serving.title_lookup import case_spellings, namespace_spellings
 from store.model import SiteInfo
 
 SPLINTER = (
@@ -41,7 +41,12 @@ TWO_SCENARIOS = (
 
 
 #: The wiki the mirror comes from: MediaWiki's defaults (every namespace first-letter).
-SITE = SiteInfo(sitename="Prova", general='{"generator": "MediaWiki 1.39.17", "sitename": "Prova"}')
+SITE = SiteInfo(
+    namespaces={0: "", 4: "Progetto", 10: "Template", 14: "Categoria"},
+    namespace_lookup={"progetto": 4, "project": 4, "pj": 4, "template": 10, "categoria": 14, "category": 14},
+    sitename="Prova",
+    general='{"generator": "MediaWiki 1.39.17", "sitename": "Prova"}',
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class Page:
     page_id: int
     title: str  # MediaWiki display form (spaces)
     raw: str | None  # None: a convention page without shape_constraints
+    namespace: int = 0
 
     @property
     def url_title(self) -> str:
@@ -70,7 +76,12 @@ PAGES = (
     Page(110, "Sequenza" + " a" * 40, "opener S:4+ H:4+"),
     Page(109, "Senza vincoli", None),
     Page(7, "Contro", "opener hcp:12+"),
+    Page(111, "Progetto:Regole del sistema", "opener hcp:12-14 shape:balanced", namespace=4),
 )
+
+
+#: What the build passes the nginx snippet for these pages' namespaces.
+NAMESPACES = namespace_spellings(SITE, {page.namespace for page in PAGES})
 
 
 def page_document(page: Page) -> dict[str, Any] | None:
@@ -118,7 +129,7 @@ def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
         _write(out / "api" / "get" / "pageid" / f"{page.page_id}.json", document)
         _write(out / "api" / "get" / "title" / f"{page.url_title}.json", document)
         # What the build writes for nginx, which cannot upper-case a first letter.
-        for spelling in case_spellings(page.title, 0, SITE):
+        for spelling in case_spellings(page.title, page.namespace, SITE):
             _write(out / "api" / "get" / "title" / f"{spelling.replace(' ', '_')}.json", document)
         _write(out / "api" / "deals" / f"{page.page_id}.json", {"pageId": page.page_id, "scenarios": []})
         (out / "deals").mkdir(exist_ok=True)
@@ -269,6 +280,12 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         Case("long pageid", "action=bridgeshape&shapeaction=get&pageid=" + "9" * 300,
              error("nosuchpageid", "There is no page with ID " + "9" * 300 + ".")),
         Case("dot segment", "action=bridgeshape&shapeaction=get&title=./Splinter&format=json", error("invalidtitle", "Bad title.")),
+        # Namespace prefixes in any case, by any name the wiki reads as them.
+        *(Case(f"namespace {spelling}", "action=bridgeshape&shapeaction=get&title=" + spelling, page_document(PAGES[-1]),
+               "api/get/title/Progetto:Regole_del_sistema.json")
+          for spelling in ("project:regole_del_sistema", "PJ%3A_regole+del+sistema", "progetto+:+Regole_del_sistema",
+                           "%3AProGetto:regole_del_sistema")),
+        Case("no such namespace", "action=bridgeshape&shapeaction=get&title=Progetti:Regole_del_sistema", MISSINGTITLE),
     ]
     return cases + normalisation_cases(pages)
 

@@ -157,7 +157,7 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Iterator[Nginx]:
     prefix = tmp_path_factory.mktemp("nginx-prefix")
-    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror))
+    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES))
     try:
         yield running
     finally:
@@ -216,7 +216,7 @@ def test_symlink_flip_is_seen_at_once(tmp_path: Path) -> None:
     second = mf.build_mirror(tmp_path / "v2", pages=(mf.Page(42, "Splinter", "opener H:6+"),))
     published = tmp_path / "out"
     published.symlink_to(first)
-    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published))
+    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published, namespaces=mf.NAMESPACES))
     try:
         params = {"action": "bridgeshape", "shapeaction": "get", "title": "Splinter"}
         assert requests.get(running.url + "/api.php", params=params, timeout=10).json() == mf.page_document(mf.PAGES[0])
@@ -235,7 +235,7 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
     thread = threading.Thread(target=live.serve_forever, daemon=True)
     thread.start()
     try:
-        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url))
+        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url, namespaces=mf.NAMESPACES))
         try:
             params = {"action": "bridgeshape", "shapeaction": "validate", "dsl": " opener H:5+ hcp:12-21 ", "format": "json"}
             answer = requests.get(running.url + "/api.php", params=params, timeout=10)
@@ -264,7 +264,7 @@ def test_nothing_went_wrong_in_nginx(tmp_path: Path, mirror: Path) -> None:
     """A missing page is an answer, not a logged error, and no request makes nginx see an
     unsafe URI or fail otherwise. Its own nginx, and every request of the module's other
     tests made here, so the log it reads does not depend on which tests ran before."""
-    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror))
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES))
     try:
         assert [problem for case in mf.api_cases() for problem in mf.check_case(running.url, mirror, case)] == []
         assert mf.check_client_titles(running.url, mirror) == []
@@ -283,7 +283,7 @@ GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "form
 
 def test_snippet_names_no_path_of_the_build_machine(tmp_path: Path, mirror: Path) -> None:
     """What the build writes: the mirror is the server's root, `$document_root`."""
-    text = dropin.render_snippet()
+    text = dropin.render_snippet(namespaces=mf.NAMESPACES)
     assert "/tmp" not in text and "/srv" not in text and "set $bridgeshape_mirror $document_root;" in text
     running = start_nginx(tmp_path / "prefix", mirror, text)
     try:

@@ -117,3 +117,18 @@ def test_alias_files_never_take_a_served_path() -> None:
     assert path("stayman") not in files  # its file would be the folder of a served title's
     assert path("Gone") not in files  # a redirect to a page without a title file
     assert not set(files) & set(served)
+
+
+def test_namespace_spellings_are_every_name_the_wiki_reads() -> None:
+    from serving.title_lookup import namespace_spellings
+
+    assert namespace_spellings(SITE, {0, 4}) == {"BridgePedia": ("bp", "bridgepedia", "project")}
+    assert namespace_spellings(SITE, {0}) == {}
+
+
+def test_the_snippet_refuses_a_namespace_name_it_cannot_quote() -> None:
+    from serving.nginx import render_snippet
+
+    assert "set $bridgeshape_title 'BridgePedia:$1';" in render_snippet(namespaces={"BridgePedia": ("bridgepedia", "bp")})
+    with pytest.raises(ValueError):
+        render_snippet(namespaces={"A$b": ("a$b",)})
