@@ -21,6 +21,9 @@
     out = "output"
     deals = 10
     seed = 0
+
+    [serve]
+    max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
 """
 
 from __future__ import annotations
@@ -58,6 +61,12 @@ def _build() -> type:
     return BuildSettings
 
 
+def _serve() -> type:
+    from serving.api_headers import ServeSettings
+
+    return ServeSettings
+
+
 def _library_default(settings: Callable[[], type], name: str, convert: Callable[[Any], Any] | None) -> Any:
     default = settings().__dataclass_fields__[name].default
     return convert(default) if convert else default
@@ -93,12 +102,14 @@ class Config:
     allow_removals: bool = _library(_sync, "allow_removals")
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
+    max_age: int = _library(_serve, "max_age")
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
     "build": {"out", "deals", "seed"},
+    "serve": {"max_age"},
 }
 
 
@@ -163,6 +174,7 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
     "info_check_hours": (0, True),
     "timeout": (0, False),
     "deadline": (0, False),
+    "max_age": (0, True),
 }
 
 
@@ -184,6 +196,11 @@ def _check_values(values: dict[str, Any], path: str) -> None:
             if value < bound or (value == bound and not allowed):
                 word = "0 or more" if allowed else "more than 0"
                 raise ConfigError(f"{where}{name} = {value!r} must be {word}")
+        if name == "max_age":
+            from serving.api_headers import MAX_AGE_LIMIT
+
+            if value > MAX_AGE_LIMIT:
+                raise ConfigError(f"{where}{name} = {value!r} must be at most {MAX_AGE_LIMIT} (a year)")
 
 
 _TYPE_WORDS: dict[Any, str] = {

@@ -16,6 +16,8 @@ import dsl
 
 from . import api_rules as rules
 from .api_rules import JSON_TYPE, ApiError, json_bytes
+from .siteinfo import SITEINFO_FILE, SiteCache
+from .title_lookup import api_title, decode_value, file_name
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,8 @@ class Response:
     content_type: str
     body: bytes
     headers: tuple[tuple[str, str], ...] = ()
+    #: When what it says last changed (a file's mtime); None: when the mirror was built.
+    modified: float | None = None
 
 
 def _error(error: ApiError, value: str | None = None) -> Response:
@@ -33,7 +37,7 @@ def _error(error: ApiError, value: str | None = None) -> Response:
 def _file(path: bytes) -> Response | None:
     try:
         with open(path, "rb") as handle:
-            return Response(200, JSON_TYPE, handle.read())
+            return Response(200, JSON_TYPE, handle.read(), modified=os.fstat(handle.fileno()).st_mtime)
     except OSError:  # not found, a folder, a name too long...: no such page
         return None
 
@@ -44,12 +48,22 @@ class Api:
     def __init__(self, root: str | os.PathLike[str], *, live: bool = True):
         self.root = os.fsencode(os.fspath(root))
         self.live = live
+        self.site = SiteCache(self.root)
+
+    def built_at(self) -> float | None:
+        """When the mirror was last published (its list's mtime), for answers made of no file."""
+        try:
+            return os.stat(self.root + b"/api/list.json").st_mtime
+        except OSError:
+            return None
 
     def answer(self, query: str) -> Response:
         args = rules.raw_args(query)
         action = args.get("action", "")
         if action == "":
             return _error(rules.MISSING_ACTION)
+        if action == "query" and rules.asks_siteinfo(args.get("meta", "")):
+            return self._list(SITEINFO_FILE.removeprefix("api/"))
         if action != "bridgeshape":
             return _error(rules.BAD_ACTION, action)
         shapeaction = args.get("shapeaction", "")
@@ -60,7 +74,7 @@ class Api:
         if shapeaction == "listall":
             return self._list("listall.json")
         if shapeaction == "get":
-            return self._get(args)
+            return self._get(args, query)
         if shapeaction == "validate":
             return self._validate(args)
         return _error(rules.BAD_SHAPEACTION, shapeaction)
@@ -71,8 +85,8 @@ class Api:
             return Response(404, "text/plain; charset=utf-8", b"the mirror has no " + name.encode() + b" (not built yet?)\n")
         return found
 
-    def _get(self, args: dict[str, str]) -> Response:
-        title = args.get("title", "")
+    def _get(self, args: dict[str, str], query: str) -> Response:
+        title = rules.last_arg(query, "title")
         pageid = args.get("pageid", "")
         if title and pageid:
             return _error(rules.TITLE_AND_PAGEID)
@@ -85,10 +99,10 @@ class Api:
                 return _error(rules.NO_SUCH_PAGEID, rule.missing)
             return _error(rules.BAD_PAGEID, pageid)
         if title:
-            name = rules.title_file_name(title)
-            if name is None:
+            normalised = api_title(decode_value(title), self.site.get())
+            if normalised is None:
                 return _error(rules.INVALID_TITLE, title)
-            return _file(self.root + b"/api/get/title/" + name + b".json") or _error(rules.MISSING_TITLE)
+            return _file(self.root + b"/api/get/title/" + file_name(normalised) + b".json") or _error(rules.MISSING_TITLE)
         return _error(rules.MISSING_TITLE_OR_PAGEID)
 
     def _validate(self, args: dict[str, str]) -> Response:

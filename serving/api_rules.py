@@ -7,8 +7,9 @@ configuration, so they stay plain PCRE-compatible syntax, and they are applied t
 
 Parameter reading follows nginx's `$arg_NAME`, so that both servers give the same answers:
 the first occurrence of a parameter counts, names match case-insensitively, an empty value
-counts as absent; a title is then decoded like nginx does (`+` and `%20` become `_`, the
-rest is percent-decoded to the UTF-8 bytes of the file name).
+counts as absent. `title` is read as PHP reads it (the last occurrence, its exact name),
+then as MediaWiki reads a title (`serving.title_lookup`; nginx: the regular expressions
+below and the build's alias files).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote_to_bytes
+
+from sync.titles import SPACE_CHARACTERS
 
 #: Paths that answer like the wiki's api.php (a wiki lives at /api.php or /w/api.php).
 API_PATHS = ("/api.php", "/w/api.php")
@@ -30,11 +32,36 @@ TITLE_FORBIDDEN_RE = r"[#<>\[\]|{}]|%(2[3]|3[CE]|5[BD]|7[BCDF]|[01][0-9A-F])"
 #: An encoded `%` followed by two hex digits: the title would contain `%XX`, which
 #: MediaWiki refuses. Case-insensitive.
 TITLE_PERCENT_RE = r"%25[0-9A-F]{2}"
-#: What spells a space in a raw query value: `+` or `%20`; the file names use `_`.
-SPACE_TOKEN_RE = r"\+|%20"
-#: Longer than 765 raw characters: more than 255 bytes however it is encoded, too long
-#: for a MediaWiki title.
-TITLE_TOO_LONG_RE = r"^.{766}"
+
+
+def _wide_space_spellings() -> str:
+    """MediaWiki's space characters beyond ASCII, percent-encoded (any hex case) or as raw
+    UTF-8 bytes (PCRE `\\xHH`: nginx matches bytes)."""
+    encoded, raw = [], []
+    for char in SPACE_CHARACTERS:
+        data = char.encode("utf-8")
+        if len(data) > 1:
+            encoded.append("".join(f"%{b:02X}" for b in data))
+            raw.append("".join(f"\\x{b:02X}" for b in data))
+    return "(?i:" + "|".join(encoded) + ")|" + "|".join(raw)
+
+
+#: A space beyond ASCII (no-break, ideographic...), made a `+` before the spaces are read.
+WIDE_SPACE_TOKEN_RE = _wide_space_spellings()
+#: What spells a space in a raw query value (the file names use `_`), `_` itself aside.
+SPACE_TOKEN_RE = r"\+|%20|%5[Ff]"
+#: Two underscores or more: one, once the spaces are underscores.
+UNDERSCORE_RUN_RE = "__+"
+#: More than 255 bytes once decoded (a raw byte or a `%XX` each): too long for a MediaWiki
+#: title. Applied after spaces are collapsed and trimmed.
+TITLE_TOO_LONG_RE = r"^(?:%[0-9A-Fa-f]{2}|[^%]){256}"
+#: A `#fragment` (only encoded: a raw `#` ends the URL's query), dropped as MediaWiki does.
+#: Case-insensitive.
+TITLE_FRAGMENT_RE = r"^(.*?)%23"
+#: Underscores at either end: the trimmed title is group 1 (after spaces became `_`).
+TITLE_TRIM_RE = r"^_*(.*?)_*$"
+#: A leading `:` (the main namespace), and the spaces after it. Case-insensitive.
+TITLE_LEADING_COLON_RE = r"^(?::|%3A)_*(.*)$"
 #: After spaces became `_`: a title made of nothing, or a `.`/`..` path segment.
 TITLE_EMPTY_RE = r"^_*$"
 TITLE_DOT_SEGMENT_RE = r"(^|/|%2F)(\.|%2E){1,2}(/|%2F|$)"
@@ -44,12 +71,6 @@ PAGEID_NEGATIVE_RE = r"^-0*([1-9][0-9]*)$"
 PAGEID_NEGATIVE_ZERO_RE = r"^-0+$"
 
 _ECHO_SAFE = re.compile(ECHO_SAFE_RE)
-_TITLE_FORBIDDEN = re.compile(TITLE_FORBIDDEN_RE, re.IGNORECASE)
-_TITLE_PERCENT = re.compile(TITLE_PERCENT_RE, re.IGNORECASE)
-_TITLE_TOO_LONG = re.compile(TITLE_TOO_LONG_RE, re.DOTALL)
-_SPACE_TOKEN = re.compile(SPACE_TOKEN_RE)
-_TITLE_EMPTY = re.compile(TITLE_EMPTY_RE)
-_TITLE_DOT_SEGMENT = re.compile(TITLE_DOT_SEGMENT_RE, re.IGNORECASE)
 _PAGEID = re.compile(PAGEID_RE)
 _PAGEID_NEGATIVE = re.compile(PAGEID_NEGATIVE_RE)
 _PAGEID_NEGATIVE_ZERO = re.compile(PAGEID_NEGATIVE_ZERO_RE)
@@ -99,6 +120,12 @@ NO_SUCH_PAGEID = ApiError("nosuchpageid", "There is no page with ID {id}.")
 MISSING_TITLE = ApiError("missingtitle", "The page you specified doesn't exist.")
 INVALID_TITLE = ApiError("invalidtitle", 'Bad title "{value}".', "Bad title.")
 MISSING_DSL = ApiError("missingparam", 'The "dsl" parameter must be set.')
+#: The static mirror (nginx) reads no request body: a POST gets this, with 405.
+STATIC_METHOD = ApiError(
+    "badmethod",
+    "This static mirror answers GET and HEAD only: send the parameters in the query string "
+    '(or use the live service, "bridgeshape-mirror serve").',
+)
 #: The static mirror (nginx) cannot validate; `serve` can.
 VALIDATE_NEEDS_SERVICE = ApiError(
     "moduledisabled",
@@ -123,15 +150,34 @@ def raw_args(query: str) -> dict[str, str]:
     return args
 
 
-def title_file_name(raw_title: str) -> bytes | None:
-    """The file name (bytes, below api/get/title/, without `.json`) for a raw title value, or
-    None when MediaWiki would call the title bad."""
-    if _TITLE_FORBIDDEN.search(raw_title) or _TITLE_PERCENT.search(raw_title) or _TITLE_TOO_LONG.search(raw_title):
-        return None
-    spaced = _SPACE_TOKEN.sub("_", raw_title)
-    if _TITLE_EMPTY.search(spaced) or _TITLE_DOT_SEGMENT.search(spaced):
-        return None
-    return unquote_to_bytes(spaced)
+def last_arg(query: str, name: str) -> str:
+    """The raw value of the last `name=` (PHP's reading: the last of repeated parameters
+    counts, names match exactly); "" when there is none."""
+    found = ""
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if key == name:
+            found = value
+    return found
+
+
+#: `$args` holding a last `title=` (the value is group 1): nginx's `$arg_title` is the first.
+LAST_TITLE_RE = r"(?:^|&)title=([^&]*)(?:&(?!title=)[^&]*)*$"
+#: `<inner marker>:<callback>` of a request to answer as JSONP: a name of the characters
+#: MediaWiki keeps that are safe raw (group 1), and no marker (the inner subrequest).
+JSONP_CALLBACK_RE = r"^:([A-Za-z0-9_.]{1,128})$"
+#: A query with characters an SSI include's URI cannot carry raw (`"` ends it, `$` is a
+#: variable, `\\` an escape, `>` may end the comment): answered as plain JSON.
+JSONP_UNSAFE_ARGS_RE = r'["$\\>]'
+#: `origin=*`, anonymous CORS (raw or encoded).
+ORIGIN_ANONYMOUS_RE = r"^(?:\*|%2[Aa])$"
+#: `meta` naming siteinfo among its `|`-separated values, raw or encoded.
+META_SITEINFO_RE = r"^(?:.*(?:\||%7C))?siteinfo(?:(?:\||%7C).*)?$"
+_META_SITEINFO = re.compile(META_SITEINFO_RE, re.IGNORECASE)
+
+
+def asks_siteinfo(raw_meta: str) -> bool:
+    return bool(_META_SITEINFO.match(raw_meta))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=bridgeshape&shapeaction=get&pageid=N&format=json  api/get/pageid/N.json
     GET /api.php?action=bridgeshape&shapeaction=list&format=json          api/list.json
     GET /api.php?action=bridgeshape&shapeaction=listall&format=json       api/listall.json
+    GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
+    OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
+    POST /api.php                                                          405, a `badmethod` error document
+    GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's subrequest
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
 HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,
@@ -50,10 +54,20 @@ after every build); a redirect to the static path (clients would have to follow 
 the answer would no longer be the extension's); a loopback `proxy_pass` to nginx itself
 (depends on how the server listens, doubles the connections).
 
+Titles are read as MediaWiki reads them (SEMANTICS 6) without per-request code: the
+fragment is cut, every spelling of a space becomes `_` and runs collapse (cascades),
+underscores at either end and a leading `:` go (one regex each), and the first letter is
+found upper-cased because the build writes each spelling that upper-cases into a served
+title, and each redirect's title, as a file of its own (`site_builder/title_aliases.py`).
+A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case) is
+written as the title file has it, for the namespaces the build passes (`namespaces`).
+
 Known differences from a live MediaWiki: the first of repeated parameters counts (PHP
-takes the last); parameter names match case-insensitively; the title must be sent exactly
-(no first-letter case folding, no trimming); a missing title has no `MediaWiki-API-Error`
-header (headers are out before the SSI include knows; the body is right).
+takes the last) except `title`; parameter names match case-insensitively (`title`'s
+exactly); a namespace name's non-ASCII letters match only as the wiki spells them; at most 16 spaces
+beyond ASCII (no-break, ideographic...) are read as spaces, and bidi marks are not removed;
+a missing title has no `MediaWiki-API-Error` header (headers are out before the SSI
+include knows; the body is right).
 
 The mirror's folder is usually a symlink the build flips: pass that path (it is not
 resolved here) and nginx follows it on every request (do not enable `open_file_cache` for
@@ -67,13 +81,15 @@ not change between builds.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 import jinja2
 
-from . import api_rules
+from . import api_headers, api_rules
+from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
 
 #: Raw characters of a title value to re-encode before the SSI include, with the
@@ -84,10 +100,13 @@ _ESCAPES = (
     ('"', r'[^"]*', "%22"),
     (r"\\", r"[^\\]*", "%5C"),
 )
-_SPACE_SEGMENT = r"(?:[^+%]|%(?!20))*"
+_SPACE_SEGMENT = r"(?:[^+%]|%(?!20|5[Ff]))*"
+_UNDERSCORE_SEGMENT = r"(?:[^_]|_(?!_))*"
 #: How many occurrences each step replaces: seven 32s, then a binary countdown, so any
 #: count up to 255 is replaced (nginx caps one parameter at 4 KB: no 128-wide regex).
 _CASCADE_STEPS = (32,) * 7 + (16, 8, 4, 2, 1)
+#: How many spaces beyond ASCII a title may hold for nginx (serve reads any number).
+_WIDE_SPACES = 16
 
 
 def quote(value: str) -> str:
@@ -130,8 +149,13 @@ def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, 
 
 
 def _title_replacements() -> Iterator[tuple[str, str]]:
-    """Spaces to `_`, then the characters an SSI include cannot take re-encoded."""
+    """Spaces to `_`, runs of `_` to one, then the characters an SSI include cannot take
+    re-encoded. (Two passes: a step must not meet its own replacement again.)"""
+    # Rare, and their alternatives are long: one at a time, a lazy scan each, up to 16.
+    for _ in range(_WIDE_SPACES):
+        yield f"^(?<bs_c0>.*?)(?:{api_rules.WIDE_SPACE_TOKEN_RE})(?<bs_c1>.*)$", "${bs_c0}+${bs_c1}"
     yield from _cascade(api_rules.SPACE_TOKEN_RE, _SPACE_SEGMENT, "_")
+    yield from _cascade(api_rules.UNDERSCORE_RUN_RE, _UNDERSCORE_SEGMENT, "_")
     for token, segment, code in _ESCAPES:
         yield from _cascade(token, segment, code)
 
@@ -150,20 +174,59 @@ def _template() -> jinja2.Template:
     return env.get_template("nginx.conf.j2")
 
 
+def _name_forms(name: str) -> Iterator[str]:
+    """A lower-cased namespace name as it may arrive raw: spaces as `_` (the cascades ran),
+    non-ASCII letters raw or percent-encoded (the regex is case-insensitive for ASCII and
+    for the hex digits)."""
+    text = name.replace(" ", "_")
+    yield re.escape(text)
+    if not text.isascii():
+        yield "".join(c if c.isascii() else "".join(f"%{b:02X}" for b in c.encode("utf-8")) for c in re.escape(text))
+
+
+def _namespace_rules(namespaces: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """(regex, value) that write a title's namespace prefix as the title file has it."""
+    rules = []
+    for canonical, names in sorted(namespaces.items()):
+        if any(c in canonical for c in "'\\$\"{};") or not canonical.strip():
+            raise ValueError(f"unusable namespace name for an nginx configuration: {canonical!r}")
+        forms = sorted({form for name in names for form in _name_forms(name)}, key=lambda f: (-len(f), f))
+        regex = "^(?:" + "|".join(forms) + ")_*(?::|%3A)_*(.*)$"
+        rules.append((regex, canonical.replace(" ", "_") + ":$1"))
+    return rules
+
+
+def _cors_refused_re() -> str:
+    """`<methods>:<requested headers>` of a preflight that asked for a header MediaWiki does
+    not allow (case-insensitive)."""
+    allowed = "|".join(re.escape(h) for h in sorted(api_headers.ALLOWED_CORS_HEADERS))
+    return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
+
+
 def render_snippet(
-    mirror: str | os.PathLike[str],
+    mirror: str | os.PathLike[str] | None = None,
     *,
     api_paths: Sequence[str] = api_rules.API_PATHS,
     validate_upstream: str | None = None,
+    max_age: int = ServeSettings.max_age,
+    namespaces: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
-    `mirror`: the published output folder (the symlink the build flips), absolute.
+    `mirror`: the published output folder (the symlink the build flips), absolute; None
+    (what the build writes): the server's own root, `$document_root`, so the snippet names
+    no path of the machine that built it.
+    `max_age`: the answers' `Cache-Control` max-age, seconds.
+    `namespaces`: the namespaces of the served titles, local name -> every lower-cased name
+    the wiki reads as it (`title_lookup.namespace_spellings`): a title's prefix in any of
+    these spellings is written as the title file has it.
     `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
     `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
     that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
     """
-    root = _plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/")
+    root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
+    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
+        raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
     if validate_upstream is not None:
         validate_upstream = _plain_path(validate_upstream).rstrip("/")
         if not validate_upstream.startswith(("http://", "https://")) or any(c in validate_upstream for c in " ;'\"{}"):
@@ -176,6 +239,10 @@ def render_snippet(
         api_paths=api_paths,
         validate_upstream=validate_upstream,
         rules=api_rules,
+        headers=api_headers,
+        cache_control=api_headers.cache_control(max_age),
+        cors_refused_re=_cors_refused_re(),
+        namespace_rules=_namespace_rules(namespaces or {}),
         error_body=_error_body,
         json=_json,
         title_replacements=_title_replacements(),

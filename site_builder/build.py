@@ -24,7 +24,10 @@ from typing import Any, Protocol
 
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
+from serving.api_headers import ServeSettings
 from serving.nginx import render_snippet
+from serving.siteinfo import siteinfo_document
+from serving.title_lookup import namespace_spellings
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History
 from store.model import Problem, SiteInfo, now_timestamp
@@ -49,6 +52,7 @@ from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
 from .status import Freshness, content_key, freshness, settle
+from .title_aliases import TitleTarget, alias_files
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
 
@@ -106,6 +110,8 @@ class BuildSettings:
     rare: float = 1e-6
     #: Publish even when most of the published convention pages would go (see `_check_removals`).
     allow_removals: bool = False
+    #: Cache-Control max-age of the nginx snippet's answers, seconds.
+    max_age: int = ServeSettings.max_age
 
 
 @dataclass
@@ -160,7 +166,9 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         cache = RenderCache(history.renders(), published_manifest(settings.out))
         report.status = freshness(store, analyses, read_refusal(state_path))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered)
+        files = render_files(
+            analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered, store.redirects()
+        )
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
@@ -277,6 +285,7 @@ def render_files(
     cache: RenderCache,
     remembered_status: BuiltStatus | None = None,
     rendered: Callable[[int], None] = _uncounted,
+    redirects: dict[int, tuple[tuple[int, str], ...]] | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -285,16 +294,26 @@ def render_files(
     files[layout.LISTALL] = dumps(listall_document(analyses))
     served = [a for a in analyses if a.served_raw is not None]  # never valid: only listall and the report know it
     titles = layout.title_files({a.page.page_id: a.page.title for a in served})
+    targets: dict[PurePosixPath, TitleTarget] = {}
     for a in served:
         document = dumps(get_document(a))
         files[layout.get_by_pageid(a.page.page_id)] = document
         path = titles.paths.get(a.page.page_id)
         if path is not None:
             files[path] = document
+            targets[path] = TitleTarget(a.page.title, a.page.namespace, document)
         else:
             problem, other = titles.refused[a.page.page_id]
             log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
             report.skipped_titles.append(a.page.title)
+    redirected = [
+        (title, namespace, titles.paths[page_id])
+        for page_id, pairs in (redirects or {}).items()
+        if page_id in titles.paths
+        for namespace, title in pairs
+    ]
+    files.update(alias_files(targets, links.site, redirected))
+    files[layout.SITEINFO] = dumps(siteinfo_document(links.site))
     keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
 
     def page_file(path: PurePosixPath, key: str, make, *args) -> None:
@@ -313,8 +332,10 @@ def render_files(
     for a in analyses:
         page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
         rendered(1)
-    # The nginx drop-in for the extension's api.php URLs, for this very output folder.
-    files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
+    # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
+    # (the mirror is the server's root unless its one variable is changed).
+    namespaces = namespace_spellings(links.site, {t.namespace for t in targets.values()})
+    files[layout.NGINX_SNIPPET] = render_snippet(max_age=settings.max_age, namespaces=namespaces).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
     files.update(_schemas())

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath
 
+from serving.siteinfo import SITEINFO_FILE
+
 LIST = PurePosixPath("api/list.json")
 LISTALL = PurePosixPath("api/listall.json")
 REPORT_JSON = PurePosixPath("report/report.json")
@@ -18,6 +20,8 @@ SCHEMA_DIR = PurePosixPath("api/schema")
 STATUS = PurePosixPath("api/status.json")
 #: The nginx snippet that answers api.php URLs from this mirror (include it in a server {}).
 NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
+#: The answer to `action=query&meta=siteinfo` (serving.siteinfo).
+SITEINFO = PurePosixPath(SITEINFO_FILE)
 
 #: The longest file name most file systems take, in bytes.
 NAME_MAX = 255

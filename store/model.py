@@ -54,6 +54,9 @@ class SiteInfo:
     server: str = ""
     script_path: str = ""
     sitename: str = ""
+    #: The `general` block of the wiki's siteinfo as synced, JSON text ("" before a sync
+    #: that kept it): the mirror answers `meta=siteinfo` with it.
+    general: str = ""
 
 
 @dataclass(frozen=True)

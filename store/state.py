@@ -35,6 +35,10 @@ CREATE INDEX IF NOT EXISTS pages_title ON pages (title);
 """
 
 
+#: The meta key of the redirects to convention pages: {page id: [[namespace, title], ...]}.
+REDIRECTS = "redirects"
+
+
 class StateStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -139,6 +143,11 @@ class StateStore:
                     found[title] = ids
         return found
 
+    def redirects(self) -> dict[int, tuple[tuple[int, str], ...]]:
+        """Convention page id -> the redirects to it as sync last read them ((namespace, title))."""
+        data = self.get_json(REDIRECTS) or {}
+        return {int(page_id): tuple((int(ns), str(title)) for ns, title in pairs) for page_id, pairs in data.items()}
+
     def site_info(self) -> SiteInfo | None:
         data = self.get_json("siteinfo")
         if data is None:
@@ -156,6 +165,7 @@ class StateStore:
             server=data.get("server", ""),
             script_path=data.get("script_path", ""),
             sitename=data.get("sitename", ""),
+            general=data.get("general", ""),
         )
 
     # -- writing (inside transaction()) ------------------------------------------------------
@@ -182,6 +192,7 @@ class StateStore:
                 "server": site.server,
                 "script_path": site.script_path,
                 "sitename": site.sitename,
+                "general": site.general,
             },
         )
 

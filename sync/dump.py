@@ -7,6 +7,7 @@ reach the store as one complete `reading.Reading`, as a full API sync's do.
 
 from __future__ import annotations
 
+import json
 import logging
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -14,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store.model import SiteInfo, WikiPage, now_timestamp
-from store.state import StateStore
+from store.state import REDIRECTS, StateStore
 
 from .errors import DumpError
 from .extract import extract, template_title
 from .reading import Reading, write_reading
 from .report import SyncReport
-from .syncer import SyncSettings
+from .syncer import SyncSettings, redirects_meta
 from .titles import CANONICAL_NAMESPACES
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ class DumpPage:
     revid: int
     timestamp: str
     text: str
+    #: The title this page redirects to (`<redirect title="..."/>`), if it is a redirect.
+    redirect: str | None = None
 
 
 def _local(tag: str) -> str:
@@ -78,7 +81,14 @@ def _site_info(element: ET.Element) -> SiteInfo:
         server=server,
         script_path=script_path,
         sitename=_child_text(element, "sitename") or "",
+        general=_general(element),
     )
+
+
+def _general(element: ET.Element) -> str:
+    """What an export's <siteinfo> says of siteinfo's `general` block, in its words."""
+    general = {name: _child_text(element, name) for name in ("sitename", "dbname", "base", "generator", "case")}
+    return json.dumps({k: v for k, v in general.items() if v is not None}, ensure_ascii=False, sort_keys=True)
 
 
 def read_dump(path: str | Path) -> tuple[SiteInfo, Iterator[DumpPage]]:
@@ -139,6 +149,7 @@ def _page(element: ET.Element) -> DumpPage:
         revid=newest_id,
         timestamp=_child_text(newest, "timestamp") or "",
         text=_child_text(newest, "text") or "",
+        redirect=next((child.get("title") for child in element if _local(child.tag) == "redirect"), None),
     )
 
 
@@ -147,11 +158,14 @@ def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[in
     site, pages = read_dump(path)
     template = template_title(settings.template, site)
     found: dict[int, WikiPage] = {}
+    redirecting: dict[str, set[tuple[int, str]]] = {}
     fetched = 0
     for page in pages:
         fetched += 1
         if progress is not None:
             progress(1)
+        if page.redirect:
+            redirecting.setdefault(page.redirect, set()).add((page.namespace, page.title))
         result = extract(page.text, template, settings.parameter, site)
         if result.instances == 0:
             continue
@@ -164,6 +178,7 @@ def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[in
             raw=result.raw,
             problems=result.problems,
         )
+    redirects = {p.page_id: tuple(sorted(redirecting.get(p.title, ()))) for p in found.values()}
     return Reading(
         mode="dump",
         site=site,
@@ -173,6 +188,7 @@ def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[in
         synced_at=now_timestamp(),
         # An export has no recent-changes cursor: a later --api run must start with a full sync.
         forget=("cursor",),
+        meta={REDIRECTS: redirects_meta(redirects)},
         fetched=fetched,
     )
 

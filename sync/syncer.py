@@ -15,6 +15,7 @@ changes and the new cursor go to the store in one transaction, as a `reading.Rea
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from store.model import SiteInfo, WikiPage, format_timestamp, parse_timestamp
-from store.state import StateStore
+from store.state import REDIRECTS, StateStore
 
 from .client import WikiClient, merge_pages
 from .errors import WikiGarbage
@@ -87,6 +88,10 @@ def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
         server=general.get("server", ""),
         script_path=general.get("scriptpath", ""),
         sitename=general.get("sitename", ""),
+        # Without `time`, the server's clock: the block stays the same between runs.
+        general=json.dumps({k: v for k, v in general.items() if k != "time"}, ensure_ascii=False, sort_keys=True)
+        if isinstance(general, dict)
+        else "",
     )
 
 
@@ -166,9 +171,10 @@ class ApiSync:
                 generator="embeddedin",
                 geititle=template,
                 geilimit=BATCH,
-                prop="revisions" + ("|categories" if self.settings.category else ""),
+                prop="revisions|redirects" + ("|categories" if self.settings.category else ""),
                 rvprop="ids|timestamp|content",
                 rvslots="main",
+                **REDIRECT_PARAMS,
                 **self._category_params(site),
             ))
         )
@@ -178,7 +184,8 @@ class ApiSync:
             # Nothing found: a misspelt template or category is the likely cause, and an
             # error naming it beats "0 pages" (one request, only in this case).
             check_names_exist(self.client, {10: template} | ({14: self._category_title(site)} if self.settings.category else {}))
-        return self._reading("full", site, new.values(), cursor, fetched=len(pages), info_checked=True)
+        redirects = {page_id: _redirects_of(pages[page_id]) for page_id in new}
+        return self._reading("full", site, new.values(), cursor, fetched=len(pages), info_checked=True, redirects=redirects)
 
     def _initial_cursor(self, query: dict[str, Any]) -> dict[str, Any]:
         server_time = (query.get("general") or {}).get("time") or format_timestamp(self.now)
@@ -236,11 +243,16 @@ class ApiSync:
                 ids.add(int(entry["logpage"]))
 
         info_checked = self._info_check_due()
+        redirects = self.store.redirects()
         if info_checked:
-            ids |= self._info_check(template, self.store.revisions())
+            ids |= self._info_check(template, self.store.revisions(), redirects)
 
         fetched = self._fetch(site, template, ids, titles)
         upserts, deletes = self._classify(fetched, titles)
+        for page in upserts:
+            redirects[page.page_id] = _redirects_of(fetched.get(page.page_id) or {})
+        for page_id in deletes:
+            redirects.pop(page_id, None)
         if recent:
             cursor["rcid"] = max(int(e["rcid"]) for e in recent)
             cursor["rc_timestamp"] = max(e["timestamp"] for e in recent)
@@ -248,7 +260,8 @@ class ApiSync:
             cursor["logid"] = max(int(e["logid"]) for e in logged)
             cursor["log_timestamp"] = max(e["timestamp"] for e in logged)
         return self._reading(
-            "incremental", site, upserts, cursor, fetched=len(fetched), info_checked=info_checked, removed=deletes
+            "incremental", site, upserts, cursor, fetched=len(fetched), info_checked=info_checked, removed=deletes,
+            redirects=redirects,
         )
 
     def _info_check_due(self) -> bool:
@@ -258,23 +271,32 @@ class ApiSync:
         last = self.store.get_meta("last_info_check")
         return last is None or self.now - parse_timestamp(last) >= every
 
-    def _info_check(self, template: str, stored: dict[int, int]) -> set[int]:
-        """Ids whose newest revision differs from the store, or that joined or left the template."""
+    def _info_check(
+        self, template: str, stored: dict[int, int], redirects: dict[int, tuple[tuple[int, str], ...]]
+    ) -> set[int]:
+        """Ids whose newest revision differs from the store, or that joined or left the template;
+        `redirects` of the stored pages refreshed on the way (a new redirect to a page is no
+        change of the page, so only this check and a full sync see it)."""
         listed: dict[int, int] = {}
-        for data in self.client.query(generator="embeddedin", geititle=template, geilimit="max", prop="info"):
-            for page in (data.get("query") or {}).get("pages") or []:
-                if page.get("pageid") and "lastrevid" in page:
-                    listed[int(page["pageid"])] = int(page["lastrevid"])
+        pages = merge_pages(
+            self.client.query(generator="embeddedin", geititle=template, geilimit="max", prop="info|redirects", **REDIRECT_PARAMS)
+        )
+        for page in pages.values():
+            if page.get("pageid") and "lastrevid" in page:
+                listed[int(page["pageid"])] = int(page["lastrevid"])
+                if int(page["pageid"]) in stored:
+                    redirects[int(page["pageid"])] = _redirects_of(page)
         changed = {pid for pid, rev in listed.items() if stored.get(pid) != rev}
         return changed | (stored.keys() - listed.keys())
 
     def _fetch(self, site: SiteInfo, template: str, ids: set[int], titles: set[str]) -> dict[int | str, dict[str, Any]]:
         common = dict(
-            prop="revisions|templates" + ("|categories" if self.settings.category else ""),
+            prop="revisions|templates|redirects" + ("|categories" if self.settings.category else ""),
             rvprop="ids|timestamp|content",
             rvslots="main",
             tltemplates=template,
             tllimit="max",
+            **REDIRECT_PARAMS,
             **self._category_params(site),
         )
         responses: list[Iterator[dict[str, Any]]] = []
@@ -359,9 +381,12 @@ class ApiSync:
         fetched: int,
         info_checked: bool,
         removed: Iterable[int] = (),
+        redirects: dict[int, tuple[tuple[int, str], ...]] | None = None,
     ) -> Reading:
         now = format_timestamp(self.now)
         meta: dict[str, Any] = {"cursor": cursor}
+        if redirects is not None:
+            meta[REDIRECTS] = redirects_meta(redirects)
         if mode == "full":
             meta["last_full_sync"] = now
         if info_checked:
@@ -378,6 +403,25 @@ class ApiSync:
             fetched=fetched,
             requests=self.client.requests,
         )
+
+
+#: What `prop=redirects` is asked for: every redirect to the page, by namespace and title.
+REDIRECT_PARAMS = {"rdprop": "title", "rdlimit": "max"}
+
+
+def _redirects_of(page: dict[str, Any]) -> tuple[tuple[int, str], ...]:
+    """The redirects MediaWiki lists for `page` (`prop=redirects`), sorted."""
+    found = {
+        (int(entry.get("ns", 0)), entry["title"])
+        for entry in page.get("redirects") or []
+        if isinstance(entry, dict) and isinstance(entry.get("title"), str)
+    }
+    return tuple(sorted(found))
+
+
+def redirects_meta(redirects: dict[int, tuple[tuple[int, str], ...]]) -> dict[str, list[list[Any]]]:
+    """The store's form of the redirects (`store.state.REDIRECTS`): pages without any left out."""
+    return {str(page_id): [list(pair) for pair in pairs] for page_id, pairs in sorted(redirects.items()) if pairs}
 
 
 def _batches(items: list[Any], size: int = BATCH) -> Iterator[list[Any]]:

@@ -1,9 +1,11 @@
 """MediaWiki title normalisation: what the wiki itself does to a title before looking it up.
 
-Spaces and underscores are the same character; runs of them collapse; leading and trailing
-ones go; a known namespace prefix (any case, local name or alias) is recognised and written
-in its canonical form; the first letter of the rest is upper-cased unless the namespace is
-case-sensitive. Titles are compared only after this.
+Spaces and underscores are the same character (so is any Unicode space); runs of them
+collapse; leading and trailing ones go; bidi marks go; a leading `:` goes; a known namespace
+prefix (any case, local name or alias) is recognised and written in its canonical form; a
+`#fragment` goes; the first letter of the rest is upper-cased unless the namespace is
+case-sensitive. Titles are compared only after this. (MediaWikiTitleCodec::splitTitleString,
+MediaWiki 1.39, in that order.)
 """
 
 from __future__ import annotations
@@ -12,7 +14,11 @@ import re
 
 from store.model import SiteInfo
 
-_SPACES = re.compile(r"[ _\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+#: What MediaWiki reads as a space in a title (the nginx drop-in spells these out too).
+SPACE_CHARACTERS = " _\u00a0\u1680\u180e" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+_SPACES = re.compile("[" + re.escape(SPACE_CHARACTERS) + "]+")
+#: Bidi marks and overrides, which MediaWiki strips from titles before anything else.
+_BIDI = re.compile(r"[\u200e\u200f\u202a-\u202e]+")
 
 #: The English canonical names every wiki accepts besides its local ones.
 CANONICAL_NAMESPACES = {
@@ -22,14 +28,12 @@ CANONICAL_NAMESPACES = {
 }
 
 
-def _upper_first(text: str) -> str:
-    if not text:
-        return text
-    # MediaWiki upper-cases with the language's rules; Python's str.upper is the same for
-    # the letters an Italian or English wiki uses (ß -> SS aside, which MediaWiki keeps).
-    first = text[0]
-    upper = first.upper()
-    return (upper if len(upper) == 1 else first) + text[1:]
+def upper_first(text: str) -> str:
+    """MediaWiki's Language::ucfirst without overrides ($wgOverrideUcfirstCharacters is empty
+    by default): `mb_strtoupper` of the first character, full case mapping included
+    (`ß` -> `SS`, `ŉ` -> `ʼN`). Python's `str.upper` is the same mapping; a test holds it
+    to PHP's, character by character."""
+    return text[:1].upper() + text[1:]
 
 
 def normalise(title: str, site: SiteInfo, default_namespace: int = 0) -> tuple[int, str]:
@@ -39,7 +43,7 @@ def normalise(title: str, site: SiteInfo, default_namespace: int = 0) -> tuple[i
     written bare, as in `{{Convenzione}}`). A leading colon makes the default the main
     namespace (`{{:Convenzione}}` is an article, `{{:Template:Convenzione}}` the template).
     """
-    text = _SPACES.sub(" ", title).strip(" ")
+    text = _SPACES.sub(" ", _BIDI.sub("", title)).strip(" ")
     namespace = default_namespace
     if text.startswith(":"):
         # A leading colon only drops the default namespace; a prefix after it still counts.
@@ -50,8 +54,10 @@ def normalise(title: str, site: SiteInfo, default_namespace: int = 0) -> tuple[i
         found = lookup_namespace(prefix.strip(" "), site)
         if found is not None:
             namespace, text = found, rest.strip(" ")
+    if "#" in text:
+        text = text.partition("#")[0].rstrip(" ")
     if namespace not in site.case_sensitive:
-        text = _upper_first(text)
+        text = upper_first(text)
     name = site.namespaces.get(namespace, "")
     return namespace, f"{name}:{text}" if name else text
 

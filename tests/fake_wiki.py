@@ -30,6 +30,8 @@ class FakePage:
     text: str
     timestamp: str = "2026-11-01T10:00:00Z"
     ns: int = 0
+    #: (namespace, title) of the redirects to this page (`prop=redirects`).
+    redirects: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -85,6 +87,8 @@ class FakeWiki:
             out["templates"] = [{"ns": 10, "title": TEMPLATE}]
         if "info" in props:
             out["lastrevid"] = page.revid
+        if "redirects" in props and page.redirects:
+            out["redirects"] = [{"ns": ns, "title": title} for ns, title in page.redirects]
         return out
 
     def _title_json(self, title: str, params: dict[str, str]) -> dict[str, Any]:

@@ -19,6 +19,10 @@ from urllib.parse import quote, quote_plus, urlsplit
 import dsl
 import requests
 
+from serving.siteinfo import SITEINFO_FILE, siteinfo_document
+from serving.title_lookup import case_spellings, namespace_spellings
+from store.model import SiteInfo
+
 SPLINTER = (
     "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15 // "
     "1H-4D: opener H:5+ hcp:12-21; responder H:4+ D:0-1 Dhcp:0 hcp:10-15"
@@ -36,11 +40,21 @@ TWO_SCENARIOS = (
 )
 
 
+#: The wiki the mirror comes from: MediaWiki's defaults (every namespace first-letter).
+SITE = SiteInfo(
+    namespaces={0: "", 4: "Progetto", 10: "Template", 14: "Categoria"},
+    namespace_lookup={"progetto": 4, "project": 4, "pj": 4, "template": 10, "categoria": 14, "category": 14},
+    sitename="Prova",
+    general='{"generator": "MediaWiki 1.39.17", "sitename": "Prova"}',
+)
+
+
 @dataclass(frozen=True)
 class Page:
     page_id: int
     title: str  # MediaWiki display form (spaces)
     raw: str | None  # None: a convention page without shape_constraints
+    namespace: int = 0
 
     @property
     def url_title(self) -> str:
@@ -62,7 +76,12 @@ PAGES = (
     Page(110, "Sequenza" + " a" * 40, "opener S:4+ H:4+"),
     Page(109, "Senza vincoli", None),
     Page(7, "Contro", "opener hcp:12+"),
+    Page(111, "Progetto:Regole del sistema", "opener hcp:12-14 shape:balanced", namespace=4),
 )
+
+
+#: What the build passes the nginx snippet for these pages' namespaces.
+NAMESPACES = namespace_spellings(SITE, {page.namespace for page in PAGES})
 
 
 def page_document(page: Page) -> dict[str, Any] | None:
@@ -109,9 +128,13 @@ def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
             continue
         _write(out / "api" / "get" / "pageid" / f"{page.page_id}.json", document)
         _write(out / "api" / "get" / "title" / f"{page.url_title}.json", document)
+        # What the build writes for nginx, which cannot upper-case a first letter.
+        for spelling in case_spellings(page.title, page.namespace, SITE):
+            _write(out / "api" / "get" / "title" / f"{spelling.replace(' ', '_')}.json", document)
         _write(out / "api" / "deals" / f"{page.page_id}.json", {"pageId": page.page_id, "scenarios": []})
         (out / "deals").mkdir(exist_ok=True)
         (out / "deals" / f"{page.page_id}.pbn").write_text(f'[Event "{page.title}"]\n', encoding="utf-8")
+    _write(out / SITEINFO_FILE, siteinfo_document(SITE))
     _write(out / "api" / "list.json", list_document(pages))
     _write(out / "api" / "listall.json", listall_document(pages))
     (out / "report").mkdir(exist_ok=True)
@@ -210,12 +233,15 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
     cases += [
         # nginx's $arg_NAME rules, which serve follows so both answer alike.
         Case("parameter names ignore case", "ACTION=bridgeshape&ShapeAction=list", list_document(pages), "api/list.json"),
-        Case("first of repeated wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
-             page_document(pages[0]), "api/get/title/Splinter.json"),
+        # PHP's reading of a title: the last of repeated ones counts.
+        Case("last of repeated titles wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
+             page_document(pages[1]), "api/get/title/Stayman.json"),
+        Case("meta=siteinfo", "action=query&meta=siteinfo%7Cuserinfo&siprop=general%7Cnamespaces&format=json",
+             siteinfo_document(SITE), SITEINFO_FILE),
         Case("missing title", "action=bridgeshape&shapeaction=get&title=Non+esiste&format=json", MISSINGTITLE),
         Case("subpage of nothing", "action=bridgeshape&shapeaction=get&title=Contro%2FNon_esiste&format=json", MISSINGTITLE),
         Case("folder is no page", "action=bridgeshape&shapeaction=get&title=Contro_%22sputnik%22&format=json", MISSINGTITLE),
-        Case("title case matters", "action=bridgeshape&shapeaction=get&title=splinter&format=json", MISSINGTITLE),
+        Case("wrong case inside the title", "action=bridgeshape&shapeaction=get&title=SPLINTER&format=json", MISSINGTITLE),
         Case("literal plus is not a space", "action=bridgeshape&shapeaction=get&title=C%2B%2B%2Be%2B1%2B1&format=json", MISSINGTITLE),
         Case("missing pageid", "action=bridgeshape&shapeaction=get&pageid=99999&format=json", error("nosuchpageid", "There is no page with ID 99999.")),
         Case("pageid 0", "action=bridgeshape&shapeaction=get&pageid=000&format=json", error("nosuchpageid", "There is no page with ID 0.")),
@@ -247,13 +273,61 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         Case("encoded traversal", "action=bridgeshape&shapeaction=get&title=%2e%2e%2f%2e%2e%2flist&format=json", error("invalidtitle", "Bad title.")),
         Case("inner traversal", "action=bridgeshape&shapeaction=get&title=Contro/../../list&format=json", error("invalidtitle", "Bad title.")),
         Case("too long a title", "action=bridgeshape&shapeaction=get&title=" + "%C3%A9" * 128, error("invalidtitle", "Bad title.")),
-        Case("long file name", "action=bridgeshape&shapeaction=get&title=" + "a" * 765, MISSINGTITLE),
-        Case("long folder names", "action=bridgeshape&shapeaction=get&title=" + "%2F".join(["b" * 200] * 3), MISSINGTITLE),
+        Case("255 bytes", "action=bridgeshape&shapeaction=get&title=" + "a" * 253 + "%C3%A9", MISSINGTITLE),
+        Case("256 bytes", "action=bridgeshape&shapeaction=get&title=" + "a" * 254 + "%C3%A9", error("invalidtitle", "Bad title.")),
+        Case("255 bytes after trimming", "action=bridgeshape&shapeaction=get&title=__" + "b" * 255 + "+%20", MISSINGTITLE),
+        Case("long folder names", "action=bridgeshape&shapeaction=get&title=" + "%2F".join(["b" * 80] * 3), MISSINGTITLE),
         Case("long pageid", "action=bridgeshape&shapeaction=get&pageid=" + "9" * 300,
              error("nosuchpageid", "There is no page with ID " + "9" * 300 + ".")),
         Case("dot segment", "action=bridgeshape&shapeaction=get&title=./Splinter&format=json", error("invalidtitle", "Bad title.")),
+        # Namespace prefixes in any case, by any name the wiki reads as them.
+        *(Case(f"namespace {spelling}", "action=bridgeshape&shapeaction=get&title=" + spelling, page_document(PAGES[-1]),
+               "api/get/title/Progetto:Regole_del_sistema.json")
+          for spelling in ("project:regole_del_sistema", "PJ%3A_regole+del+sistema", "progetto+:+Regole_del_sistema",
+                           "%3AProGetto:regole_del_sistema")),
+        Case("no such namespace", "action=bridgeshape&shapeaction=get&title=Progetti:Regole_del_sistema", MISSINGTITLE),
     ]
+    return cases + normalisation_cases(pages)
+
+
+#: Spellings of a title that MediaWiki reads as the title itself (SEMANTICS 6); `{}` is
+#: the title's URL form, fully encoded. Each was checked against the test wiki's own
+#: `action=query&titles=` (tests/test_dropin_wiki.py does it again).
+NORMALISED_SPELLINGS = {
+    "leading spaces": "+_%20{}",
+    "trailing spaces": "{}_+%5F",
+    "leading colon": "%3A{}",
+    "leading colon and spaces": "_%3A_{}",
+    "raw colon": ":{}",
+    "fragment": "{}%23Varianti",
+    "fragment after a space": "{}_%23x%5By%5D",
+    "no-break space": "%C2%A0{}",
+    "ideographic space": "{}%E3%80%80",
+}
+
+
+def lower_first(url_title: str) -> str:
+    """The URL form with its first letter lower-cased (percent-encoded if it is not ASCII)."""
+    text = url_title[0].lower() + url_title[1:]
+    return quote(text, safe="")
+
+
+def normalisation_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
+    cases = []
+    for page in pages:
+        document = page_document(page)
+        if document is None:
+            continue
+        by_title = f"api/get/title/{page.url_title}.json"
+        encoded = quote(page.url_title, safe="")
+        for how, spelling in NORMALISED_SPELLINGS.items():
+            cases.append(Case(f"{how} {page.title}", "action=bridgeshape&shapeaction=get&title=" + spelling.format(encoded), document, by_title))
+        cases.append(Case(f"first letter {page.title}", "action=bridgeshape&shapeaction=get&title=" + lower_first(page.url_title), document, by_title))
+        runs = encoded.replace("_", "_%20+_")
+        cases.append(Case(f"runs of spaces {page.title}", "action=bridgeshape&shapeaction=get&title=" + runs, document, by_title))
     return cases
+
+
 
 
 @dataclass
@@ -315,3 +389,29 @@ def check_client_titles(base_url: str, mirror: Path, pages: tuple[Page, ...] = P
         elif answer.content != (mirror / f"api/get/title/{page.url_title}.json").read_bytes():
             problems.append(f"{where}: not the file: {answer.text[:200]}")
     return problems
+
+
+def check_cors(base_url: str) -> None:
+    """`origin=*` and preflights answered as MediaWiki answers anonymous CORS (both servers)."""
+    get = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
+    answer = requests.get(base_url + "/api.php", params={**get, "origin": "*"}, headers={"Origin": "https://x.example"}, timeout=10)
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert answer.headers["Access-Control-Allow-Credentials"] == "false"
+    assert "MediaWiki-API-Error" in answer.headers["Access-Control-Expose-Headers"]
+    assert "Access-Control-Allow-Origin" not in requests.get(base_url + "/api.php", params=get, timeout=10).headers
+    preflight = requests.options(
+        base_url + "/api.php", params={**get, "origin": "*"},
+        headers={"Origin": "https://x.example", "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "Api-User-Agent"},
+        timeout=10,
+    )
+    assert preflight.status_code == 200 and preflight.content == b""
+    assert preflight.headers["Access-Control-Allow-Methods"] == "POST, GET, HEAD"
+    assert preflight.headers["Access-Control-Allow-Headers"] == "Api-User-Agent"
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "Access-Control-Expose-Headers" not in preflight.headers
+    refused = requests.options(
+        base_url + "/api.php", params={"origin": "*"},
+        headers={"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "X-Secret"}, timeout=10,
+    )
+    assert refused.headers["MediaWiki-CORS-Rejection"] == "Unsupported header requested in preflight"
+    assert "Access-Control-Allow-Origin" not in refused.headers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import json
 import textwrap
 
 import pytest
@@ -19,6 +20,7 @@ EXPORT = textwrap.dedent(
     <mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="it">
       <siteinfo>
         <sitename>BridgePedia</sitename>
+        <generator>MediaWiki 1.44.0</generator>
         <base>http://127.0.0.1:8080/index.php/Pagina_principale</base>
         <case>first-letter</case>
         <namespaces>
@@ -37,6 +39,11 @@ EXPORT = textwrap.dedent(
         <title>Senza vincoli</title><ns>0</ns><id>8</id>
         <revision><id>80</id><timestamp>2026-10-03T10:00:00Z</timestamp>
           <text xml:space="preserve">{{convenzione|nome=x}}</text></revision>
+      </page>
+      <page>
+        <title>Splinter (convenzione)</title><ns>0</ns><id>10</id><redirect title="Splinter" />
+        <revision><id>100</id><timestamp>2026-10-03T10:00:00Z</timestamp>
+          <text xml:space="preserve">#RINVIA [[Splinter]]</text></revision>
       </page>
       <page>
         <title>Storia</title><ns>0</ns><id>9</id>
@@ -64,7 +71,10 @@ def test_dump_keeps_the_newest_revision_and_only_convention_pages(export, tmp_pa
     assert (pages[7].revid, pages[7].raw) == (71, "opener H:5+")
     assert pages[8].problems == (Problem.NO_PARAMETER,)
     site, stream = read_dump(export)
-    assert site.sitename == "BridgePedia" and [p.title for p in stream] == ["Splinter", "Senza vincoli", "Storia"]
+    assert site.sitename == "BridgePedia" and [p.title for p in stream] == ["Splinter", "Senza vincoli", "Splinter (convenzione)", "Storia"]
+    with StateStore(state) as store:
+        assert store.redirects() == {7: ((0, "Splinter (convenzione)"),)}
+        assert json.loads(store.site_info().general)["generator"] == "MediaWiki 1.44.0"
 
 
 def test_truncated_dump_is_refused_and_state_kept(export, tmp_path, caplog):

@@ -18,10 +18,11 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 
 @pytest.mark.parametrize(
     "line",
-    ['deals = "ten"', "deals = -5", "seed = 1.5", "deals = true", 'out = 5', "max_retries = -3", "timeout = 0", 'timeout = "fast"'],
+    ['deals = "ten"', "deals = -5", "seed = 1.5", "deals = true", 'out = 5', "max_retries = -3", "timeout = 0", 'timeout = "fast"',
+     "max_age = -1", "max_age = 31536001", 'max_age = "5m"', "max_age = 1.5"],
 )
 def test_a_configuration_value_of_the_wrong_type_or_range_is_exit_2(tmp_path, capsys, line):
-    section = "sync" if line.split()[0] in ("max_retries", "timeout") else "build"
+    section = {"max_retries": "sync", "timeout": "sync", "max_age": "serve"}.get(line.split()[0], "build")
     config = tmp_path / "mirror.toml"
     config.write_text(f"[{section}]\n{line}\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=line.split()[0]):

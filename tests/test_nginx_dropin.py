@@ -7,6 +7,7 @@ without it the tests are skipped, except under CI (CI=true) where that is a fail
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -56,6 +57,9 @@ http {{
     {mime}
     default_type application/octet-stream;
     access_log {prefix}/logs/access.log;
+    gzip on;
+    gzip_min_length 1;
+    gzip_types application/json;
     client_body_temp_path {prefix}/tmp/body;
     proxy_temp_path {prefix}/tmp/proxy;
     fastcgi_temp_path {prefix}/tmp/fastcgi;
@@ -153,7 +157,7 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Iterator[Nginx]:
     prefix = tmp_path_factory.mktemp("nginx-prefix")
-    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror))
+    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES))
     try:
         yield running
     finally:
@@ -212,7 +216,7 @@ def test_symlink_flip_is_seen_at_once(tmp_path: Path) -> None:
     second = mf.build_mirror(tmp_path / "v2", pages=(mf.Page(42, "Splinter", "opener H:6+"),))
     published = tmp_path / "out"
     published.symlink_to(first)
-    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published))
+    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published, namespaces=mf.NAMESPACES))
     try:
         params = {"action": "bridgeshape", "shapeaction": "get", "title": "Splinter"}
         assert requests.get(running.url + "/api.php", params=params, timeout=10).json() == mf.page_document(mf.PAGES[0])
@@ -231,7 +235,7 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
     thread = threading.Thread(target=live.serve_forever, daemon=True)
     thread.start()
     try:
-        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url))
+        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url, namespaces=mf.NAMESPACES))
         try:
             params = {"action": "bridgeshape", "shapeaction": "validate", "dsl": " opener H:5+ hcp:12-21 ", "format": "json"}
             answer = requests.get(running.url + "/api.php", params=params, timeout=10)
@@ -240,6 +244,8 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
             params["dsl"] = "opener H:5+ hcp:40"
             assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
             assert requests.get(running.url + "/api.php", params=params, timeout=10).json()["validate"]["valid"] is False
+            wrapped = requests.get(running.url + "/api.php", params={**params, "callback": "cb"}, timeout=10)
+            assert wrapped.text.startswith("/**/cb({") and wrapped.text.count("/**/") == 1
         finally:
             stop_nginx(running.process)
     finally:
@@ -258,7 +264,7 @@ def test_nothing_went_wrong_in_nginx(tmp_path: Path, mirror: Path) -> None:
     """A missing page is an answer, not a logged error, and no request makes nginx see an
     unsafe URI or fail otherwise. Its own nginx, and every request of the module's other
     tests made here, so the log it reads does not depend on which tests ran before."""
-    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror))
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES))
     try:
         assert [problem for case in mf.api_cases() for problem in mf.check_case(running.url, mirror, case)] == []
         assert mf.check_client_titles(running.url, mirror) == []
@@ -270,3 +276,80 @@ def test_nothing_went_wrong_in_nginx(tmp_path: Path, mirror: Path) -> None:
         assert problems == []
     finally:
         stop_nginx(running.process)
+
+
+GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
+
+
+def test_snippet_names_no_path_of_the_build_machine(tmp_path: Path, mirror: Path) -> None:
+    """What the build writes: the mirror is the server's root, `$document_root`."""
+    text = dropin.render_snippet(namespaces=mf.NAMESPACES)
+    assert "/tmp" not in text and "/srv" not in text and "set $bridgeshape_mirror $document_root;" in text
+    running = start_nginx(tmp_path / "prefix", mirror, text)
+    try:
+        assert mf.check_client_titles(running.url, mirror) == []
+        assert requests.get(running.url + "/w/api.php", params=GET, timeout=10).content == (mirror / "api/get/title/Splinter.json").read_bytes()
+    finally:
+        stop_nginx(running.process)
+
+
+def test_any_entry_path(tmp_path: Path, mirror: Path) -> None:
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, api_paths=("/wiki/w/api.php",)))
+    try:
+        assert requests.get(running.url + "/wiki/w/api.php", params=GET, timeout=10).json() == mf.page_document(mf.PAGES[0])
+        assert requests.get(running.url + "/api.php", params=GET, timeout=10).status_code == 404
+    finally:
+        stop_nginx(running.process)
+
+
+def test_gzip_with_the_usual_gzip_types(server: Nginx) -> None:
+    for params in (GET, {"action": "bridgeshape", "shapeaction": "list"}, {"action": "bridgeshape"}):
+        answer = requests.get(server.url + "/api.php", params=params, headers={"Accept-Encoding": "gzip"}, timeout=10)
+        assert answer.headers.get("Content-Encoding") == "gzip", params
+        assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+
+
+def test_cache_control_and_validators(server: Nginx) -> None:
+    for params in (GET, {"action": "bridgeshape", "shapeaction": "list"}, {"action": "bridgeshape"}):
+        answer = requests.get(server.url + "/api.php", params=params, timeout=10)
+        assert answer.headers["Cache-Control"] == "public, max-age=300", params
+    for params in ({"action": "bridgeshape", "shapeaction": "list"}, {"action": "bridgeshape", "shapeaction": "get", "pageid": "42"},
+                   {"action": "query", "meta": "siteinfo"}):
+        answer = requests.get(server.url + "/api.php", params=params, timeout=10)
+        tag = answer.headers["ETag"]
+        assert answer.headers["Last-Modified"]
+        assert requests.get(server.url + "/api.php", params=params, headers={"If-None-Match": tag}, timeout=10).status_code == 304
+        since = {"If-Modified-Since": answer.headers["Last-Modified"]}
+        assert requests.get(server.url + "/api.php", params=params, headers=since, timeout=10).status_code == 304
+
+
+def test_cors_for_anonymous_requests(server: Nginx) -> None:
+    mf.check_cors(server.url)
+
+
+def test_post_is_a_mediawiki_error_with_405(server: Nginx) -> None:
+    answer = requests.post(server.url + "/api.php", data=GET, timeout=10)
+    assert answer.status_code == 405 and answer.headers["Allow"] == "GET, HEAD, OPTIONS"
+    assert answer.json()["error"]["code"] == "badmethod" == answer.headers["MediaWiki-API-Error"]
+
+
+def test_mwclient_connects_and_gets(server: Nginx, mirror: Path) -> None:
+    import mwclient
+
+    site = mwclient.Site(server.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+    assert site.site["sitename"] == "Prova"
+    assert site.get("bridgeshape", shapeaction="get", title="splinter") == json.loads((mirror / "api/get/title/Splinter.json").read_bytes())
+
+
+def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
+    for params, file in ((GET, "api/get/title/Splinter.json"), ({"action": "bridgeshape", "shapeaction": "list"}, "api/list.json"),
+                         ({"action": "bridgeshape", "shapeaction": "get", "pageid": "15"}, "api/get/pageid/15.json")):
+        answer = requests.get(server.url + "/api.php", params={**params, "callback": "jQuery_1.x", "origin": "*"}, timeout=10)
+        assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8", params
+        assert answer.content == b"/**/jQuery_1.x(" + (mirror / file).read_bytes() + b")", params
+        assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    error = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "callback": "cb"}, timeout=10)
+    assert error.content == b'/**/cb({"error":{"code":"missingparam","info":"The \\"shapeaction\\" parameter must be set."}})'
+    # A title with a raw `$` cannot go through the include: plain JSON, as without callback.
+    raw = mf.fetch(server.url, "/api.php?action=bridgeshape&shapeaction=get&title=Prezzo_$5_%5C_barra&callback=cb")
+    assert raw.json() == mf.page_document(mf.PAGES[7])

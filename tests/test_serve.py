@@ -25,6 +25,7 @@ import mirror_fixture as mf
 from bridgeshape_mirror.commands import serve as serve_command
 from bridgeshape_mirror.exit_codes import ExitCode
 from serving import http_server as serve
+from serving.api_headers import ServeSettings
 from serving.http_server import MirrorServer, make_server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,8 +41,8 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextlib.contextmanager
-def running(root: Path) -> Iterator[MirrorServer]:
-    server = make_server(root, "127.0.0.1", 0)
+def running(root: Path, settings: ServeSettings = ServeSettings()) -> Iterator[MirrorServer]:
+    server = make_server(root, "127.0.0.1", 0, settings)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -581,3 +581,69 @@ def test_every_page_shows_when_the_mirror_was_updated(browser, sample, http_base
             assert "front page" in text, (path, text)
         else:
             assert expected in text and "sample-wiki.xml" in text, (path, text)
+
+
+# ------------------------------------------------------------------ the API from another origin
+
+CROSS_ORIGIN_PAGE = "<!doctype html><meta charset=utf-8><title>Altro sito</title><p>Un altro sito.</p>"
+FETCH_SCRIPT = """
+const [url, done] = [arguments[0], arguments[arguments.length - 1]];
+const results = {};
+fetch(url + "&origin=*").then(r => r.json()).then(j => { results.simple = j; })
+  .then(() => fetch(url + "&origin=*", {headers: {"Api-User-Agent": "bridgeshape-tests"}}))  // a preflight first
+  .then(r => r.json()).then(j => { results.preflighted = j; })
+  .then(() => fetch(url).then(() => { results.without = "read"; }, () => { results.without = "blocked"; }))
+  .then(() => done(results), e => done({failed: String(e)}));
+"""
+JSONP_SCRIPT = """
+const [url, done] = [arguments[0], arguments[arguments.length - 1]];
+window.onShape = document => done(document);
+const tag = document.createElement("script");
+tag.src = url + "&callback=onShape";
+tag.onerror = () => done({failed: "script"});
+document.head.appendChild(tag);
+"""
+
+
+def _cross_origin_gets(browser, api_base: str, tmp_path: Path, expected: Any) -> None:
+    page_dir = tmp_path / "other-site"
+    page_dir.mkdir()
+    (page_dir / "index.html").write_text(CROSS_ORIGIN_PAGE, encoding="utf-8")
+    url = api_base + "/api.php?action=bridgeshape&shapeaction=get&format=json&title=" + urllib.request.quote(expected["_title"].lower())
+    del expected["_title"]
+    with static_server(page_dir) as other:
+        assert not other.base.startswith(api_base)  # another port: another origin
+        browser.get(other.base + "index.html")
+        results = browser.execute_async_script(FETCH_SCRIPT, url)
+        assert results.get("simple") == expected and results.get("preflighted") == expected, results
+        assert results["without"] == "blocked"  # no origin=*: the browser keeps the answer from the page
+        assert browser.execute_async_script(JSONP_SCRIPT, url) == expected
+
+
+def _splinter_document(sample: Path) -> Any:
+    document = _json(sample, f"api/get/pageid/{SPLINTER}.json")
+    title = next(p["title"] for p in _json(sample, "api/list.json")["pages"] if p["pageId"] == SPLINTER)
+    return {**document, "_title": title}
+
+
+def test_a_page_on_another_origin_gets_from_serve(browser, sample, tmp_path):
+    from serving.http_server import make_server
+
+    live = make_server(sample, "127.0.0.1", 0)
+    thread = threading.Thread(target=live.serve_forever, daemon=True)
+    thread.start()
+    try:
+        _cross_origin_gets(browser, live.url, tmp_path, _splinter_document(sample))
+    finally:
+        live.shutdown()
+        live.server_close()
+
+
+def test_a_page_on_another_origin_gets_from_nginx(browser, sample, tmp_path):
+    from test_nginx_dropin import start_nginx, stop_nginx
+
+    running = start_nginx(tmp_path / "prefix", sample, (sample / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
+    try:
+        _cross_origin_gets(browser, running.url, tmp_path, _splinter_document(sample))
+    finally:
+        stop_nginx(running.process)

@@ -122,3 +122,29 @@ def test_category_limits_the_pages(wiki, store):
     sync(store, category="Convenzioni")
     # The fake wiki has no category table; the request must ask for the normalised category.
     assert any(c.get("clcategories") == "Categoria:Convenzioni" for c in wiki.calls)
+
+
+def test_redirects_to_convention_pages_are_kept(wiki, store):
+    wiki.pages[1].redirects = [(0, "Splinter (convenzione)"), (4, "Progetto:Splinter")]
+    wiki.pages[3].redirects = [(0, "Storia")]  # not a convention page: not kept
+    report = sync(store)
+    assert report.requests == 2  # prop=redirects rides on the content batch
+    assert store.redirects() == {1: ((0, "Splinter (convenzione)"), (4, "Progetto:Splinter"))}
+    # An edit of the page reads its redirects again; a deleted page takes its own along.
+    wiki.pages[1].redirects = [(0, "Splinter 1H")]
+    wiki.edit(1, convention_text("opener S:5+"))
+    sync(store)
+    assert store.redirects() == {1: ((0, "Splinter 1H"),)}
+    wiki.delete(1)
+    sync(store)
+    assert store.redirects() == {}
+
+
+def test_info_check_reads_new_redirects(wiki, store):
+    sync(store)
+    assert store.redirects() == {}
+    # A new redirect edits the redirect page, not the convention page: only the check sees it.
+    wiki.pages[2].redirects = [(0, "Stayman 2F")]
+    client = WikiClient(ClientSettings(api_url=API))
+    ApiSync(client, store, SyncSettings(info_check_every=timedelta(0)), now=NOW).run()
+    assert store.redirects() == {2: ((0, "Stayman 2F"),)}

@@ -36,6 +36,20 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
     parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default {out})")
     parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
     parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
+    parser.add_argument(
+        "--max-age", type=max_age, metavar="SECONDS",
+        help="Cache-Control max-age in the nginx snippet's answers (default {max_age})",
+    )
+
+
+def max_age(text: str) -> int:
+    """A --max-age value: whole seconds, 0 to a year."""
+    from serving.api_headers import MAX_AGE_LIMIT
+
+    value = _non_negative(text)
+    if value > MAX_AGE_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_AGE_LIMIT} (a year)")
+    return value
 
 
 def build_with(config: Config) -> BuildReport:
@@ -44,7 +58,8 @@ def build_with(config: Config) -> BuildReport:
 
     with Progress() as progress:
         settings = BuildSettings(
-            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals)
+            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals),
+            max_age=config.max_age,
         )
         return build(config.state, settings, progress)
 
@@ -61,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed}
+    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed, "max_age": args.max_age}
     return load(args.config, {**overrides, "allow_removals": args.allow_removals})
 
 

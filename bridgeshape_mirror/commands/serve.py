@@ -13,10 +13,12 @@ import os
 from pathlib import Path
 
 from serving import DEFAULT_HOST, DEFAULT_PORT, no_mirror_reason
+from serving.api_headers import ServeSettings
 
 from ..config import ConfigError, load
 from ..exit_codes import ExitCode
 from ..logs import setup_logging
+from .build import max_age
 
 log = logging.getLogger("bridgeshape_mirror")
 
@@ -35,6 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", metavar="FILE", help="a TOML configuration file ([build] out)")
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, metavar="N", help=f"port (default $PORT, else {DEFAULT_PORT})")
+    parser.add_argument(
+        "--max-age", type=max_age, metavar="SECONDS",
+        help=f"Cache-Control max-age of every answer (default: the configuration's, else {ServeSettings.max_age})",
+    )
     parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output, one line per request")
     parser.set_defaults(handler=run)
@@ -45,7 +51,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     setup_logging(args.verbose - args.quiet)
     try:
-        config = load(args.config, {"out": args.out})
+        config = load(args.config, {"out": args.out, "max_age": args.max_age})
     except ConfigError as exc:
         log.error("%s", exc)
         return ExitCode.USAGE
@@ -60,7 +66,7 @@ def run(args: argparse.Namespace) -> ExitCode:
         log.error("nothing to serve: %s", reason)
         return ExitCode.USAGE
     try:
-        server = http_server.make_server(out, args.host, port)
+        server = http_server.make_server(out, args.host, port, ServeSettings(max_age=config.max_age))
     except OSError as exc:
         log.error("cannot listen on %s:%s: %s", args.host, port, exc)
         return ExitCode.USAGE

@@ -1,0 +1,137 @@
+"""The drop-in against the real wiki it stands in for: for every spelling of a title, what
+the test MediaWiki itself reads (`action=query&titles=...&redirects`, the normalised title
+and the redirect's target) is what the mirror answers, through `serve` and the real nginx.
+And a client written for the wiki (mwclient, requests) works on the mirror unchanged."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import mwclient
+import pytest
+import requests
+
+import mirror_fixture as mf
+from serving.http_server import make_server
+from test_nginx_dropin import start_nginx, stop_nginx
+
+try:
+    from wiki_server import WikiServer
+except ImportError:  # tests/ imported as a package
+    from tests.wiki_server import WikiServer  # type: ignore[no-redef]
+
+pytestmark = pytest.mark.slow
+
+PAGES = {
+    "Splinter": "opener H:5+ hcp:12-21; responder H:4+ C:0-1",
+    "Ècarté": "opener hcp:20-21 shape:balanced",
+    "SSeta": "opener S:5+",  # what MediaWiki makes of "ßeta"
+    "Contro/Varianti": "opener hcp:12+",
+    "Ǆungla": "opener C:6+",
+}
+REDIRECTS = {"Splinter (convenzione)": "Splinter", "Écarté": "Ècarté"}
+#: (how a client spells it, raw as it goes into the query string).
+SPELLINGS = [
+    "splinter", "Splinter", "+Splinter+", "__Splinter_", "%3Asplinter", ":+splinter", "splinter%23Risposte",
+    "Splinter_%23", "%C2%A0splinter", "splinter%E3%80%80", "SPLINTER", "%C3%A8cart%C3%A9", "%C3%9Feta", "sSeta",
+    "%C7%86ungla", "%C7%85ungla", "contro/Varianti", "Contro/varianti", "Contro_/Varianti", "Contro%2FVarianti",
+    "Splinter_(convenzione)", "splinter+(convenzione)", "%C3%A9cart%C3%A9", "Non+esiste", "A%5BB", "..", "%23solo",
+    "Splinter&title=Contro%2FVarianti",
+]
+
+
+def text(value: str) -> str:
+    return f"Una convenzione.\n{{{{Convenzione\n|nome=X\n|shape_constraints={value}\n}}}}\n"
+
+
+@pytest.fixture(scope="module")
+def built(mediawiki_installed, tmp_path_factory: pytest.TempPathFactory):
+    work = tmp_path_factory.mktemp("dropin-wiki")
+    with WikiServer().start() as wiki:
+        wiki.admin.edit("Template:Convenzione", "<code>{{{shape_constraints|}}}</code>")
+        for title, value in PAGES.items():
+            wiki.admin.edit(title, text(value))
+        for title, target in REDIRECTS.items():
+            wiki.admin.edit(title, f"#REDIRECT [[{target}]]")
+        wiki.run_jobs()
+        out = work / "output"
+        done = subprocess.run(
+            [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--api", wiki.api_url, "--state", str(work / "state.sqlite"),
+             "--out", str(out), "--deals", "1", "--contact", "tests@example.org"],
+            capture_output=True, text=True, timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        yield wiki, out
+
+
+def wiki_reads(wiki, raw: str) -> str | None:
+    """The title MediaWiki finds for `raw` (a title= value), following a redirect; None when
+    it calls the title bad."""
+    # PHP takes the last of repeated parameters: the same raw value in titles= reads alike.
+    raw = raw.rsplit("&title=", 1)[-1]
+    answer = requests.get(f"{wiki.api_url}?action=query&format=json&formatversion=2&redirects=1&titles={raw}", timeout=30).json()
+    pages = answer["query"].get("pages")  # none at all for a bare fragment: no title
+    return None if not pages or pages[0].get("invalid") else pages[0]["title"]
+
+
+def expected_body(out: Path, title: str | None) -> bytes | dict:
+    if title is None:
+        return {"invalidtitle"}  # type: ignore[return-value]
+    path = out / "api/get/title" / (title.replace(" ", "_") + ".json")
+    return path.read_bytes() if path.exists() else {"missingtitle"}  # type: ignore[return-value]
+
+
+def check(base_url: str, wiki, out: Path) -> list[str]:
+    problems = []
+    for raw in SPELLINGS:
+        wanted = expected_body(out, wiki_reads(wiki, raw))
+        answer = mf.fetch(base_url, "/api.php?action=bridgeshape&shapeaction=get&format=json&title=" + raw)
+        if isinstance(wanted, bytes):
+            if answer.body != wanted:
+                problems.append(f"{raw}: {answer.body[:120]!r}")
+        elif answer.json().get("error", {}).get("code") not in wanted:
+            problems.append(f"{raw}: {answer.body[:120]!r}, the wiki says {wanted}")
+    return problems
+
+
+def test_the_wiki_agrees_with_itself_about_the_cases(built) -> None:
+    """The matrix means something: the wiki finds the pages by these spellings."""
+    wiki, _ = built
+    assert wiki_reads(wiki, "%C3%9Feta") == "SSeta"
+    assert wiki_reads(wiki, "%C7%86ungla") == "Ǆungla"
+    assert wiki_reads(wiki, "splinter+(convenzione)") == "Splinter"
+    assert wiki_reads(wiki, "Contro_/Varianti") == "Contro /Varianti"
+
+
+def test_serve_reads_titles_as_the_wiki_does(built) -> None:
+    wiki, out = built
+    live = make_server(out, "127.0.0.1", 0)
+    thread = threading.Thread(target=live.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert check(live.url, wiki, out) == []
+        host = live.url.removeprefix("http://")
+        site = mwclient.Site(host, path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+        assert site.site["generator"].startswith("MediaWiki 1.39")
+        document = site.get("bridgeshape", shapeaction="get", title="Splinter (convenzione)")
+        assert document == json.loads((out / "api/get/title/Splinter.json").read_bytes())
+    finally:
+        live.shutdown()
+        live.server_close()
+
+
+def test_nginx_reads_titles_as_the_wiki_does(built, tmp_path: Path) -> None:
+    wiki, out = built
+    running = start_nginx(tmp_path / "prefix", out, (out / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
+    try:
+        assert check(running.url, wiki, out) == []
+        site = mwclient.Site(running.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+        assert site.get("bridgeshape", shapeaction="get", title="écarté") == json.loads((out / "api/get/title/Ècarté.json").read_bytes())
+        params = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter (convenzione)", "format": "json"}
+        assert requests.get(running.url + "/api.php", params=params, timeout=10).content == (out / "api/get/title/Splinter.json").read_bytes()
+    finally:
+        stop_nginx(running.process)
