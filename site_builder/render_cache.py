@@ -28,7 +28,7 @@ from deals.outcome import ScenarioDeals
 from .analysis import PageAnalysis
 
 _SOURCES = ("site_builder", "dsl", "deals")
-_SUFFIXES = (".py", ".j2", ".css", ".json", ".lark")
+_SUFFIXES = (".py", ".j2", ".css", ".js", ".json", ".lark", ".po")
 
 
 @functools.cache
@@ -55,7 +55,7 @@ def _walk(folder, prefix: str = ""):
             yield f"{prefix}{entry.name}", entry.read_bytes()
 
 
-def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None) -> str:
+def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None, lang: str = "") -> str:
     """The key of every file made from this page alone (see the module docstring)."""
     inputs = [
         code_digest(),
@@ -69,6 +69,8 @@ def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: st
         wiki_url,
         None if outcomes is None else [outcome.to_json() for outcome in outcomes],
     ]
+    if lang:  # the site's language (kept out of the list when unset, so old keys stay)
+        inputs.append(lang)
     return hashlib.sha256(json.dumps(inputs, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
 
 

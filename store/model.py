@@ -54,6 +54,8 @@ class SiteInfo:
     server: str = ""
     script_path: str = ""
     sitename: str = ""
+    #: The wiki's content language ("it", "en", "pt-br"), as siteinfo or the export gives it.
+    lang: str = ""
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,7 @@ class StateStore:
             server=data.get("server", ""),
             script_path=data.get("script_path", ""),
             sitename=data.get("sitename", ""),
+            lang=data.get("lang", ""),
         )
 
     # -- writing (inside transaction()) ------------------------------------------------------
@@ -182,6 +183,7 @@ class StateStore:
                 "server": site.server,
                 "script_path": site.script_path,
                 "sitename": site.sitename,
+                "lang": site.lang,
             },
         )
 

@@ -87,6 +87,7 @@ def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
         server=general.get("server", ""),
         script_path=general.get("scriptpath", ""),
         sitename=general.get("sitename", ""),
+        lang=general.get("lang", "") if isinstance(general.get("lang"), str) else "",
     )
 
 

@@ -36,6 +36,7 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
     parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default {out})")
     parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
     parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
+    parser.add_argument("--lang", metavar="LANG", help="the language of the site and the report (default: the wiki's)")
 
 
 def build_with(config: Config) -> BuildReport:
@@ -44,7 +45,8 @@ def build_with(config: Config) -> BuildReport:
 
     with Progress() as progress:
         settings = BuildSettings(
-            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals)
+            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals),
+            lang=config.lang,
         )
         return build(config.state, settings, progress)
 
@@ -61,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed}
+    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed, "lang": args.lang}
     return load(args.config, {**overrides, "allow_removals": args.allow_removals})
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
+from dsl.language import UnknownLanguage
 from site_builder.publish import PublishError
 from store.errors import LockHeld, StateError, SuspiciousChange
 from store.lock import RunLock
@@ -28,7 +29,7 @@ EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode]
     (LockHeld, ExitCode.LOCKED),
     (SuspiciousChange, ExitCode.REFUSED),
     ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-    ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
+    ((ConfigError, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
     (DumpError, ExitCode.INVALID),
     (StateError, ExitCode.STATE_ERROR),
     (PublishError, ExitCode.BUILD_ERROR),
