@@ -22,13 +22,13 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+import dsl
 from deals.boards import page_boards
 from deals.outcome import ScenarioDeals
-import dsl
 from dsl import language, messages
 from dsl.errors import DslError
-from dsl.language import N_
 from dsl.format import format_scenario
+from dsl.language import N_
 from serving.nginx import render_snippet
 from store.errors import StateError, SuspiciousChange
 from store.history import BuiltStatus, History

@@ -308,3 +308,35 @@ def test_the_italian_site_reads_as_italian(italian):
     # report.json keeps the English messages: clients read them.
     broken = json.loads((italian / "report/report.json").read_text(encoding="utf-8"))["broken"]
     assert any("has no value" in e["message"] for row in broken for e in row["errors"])
+
+
+def test_the_report_links_the_edit_that_broke_a_page_and_says_what_its_last_valid_version_meant(state, tmp_path):
+    """Splinter valid, then broken by revision 9000: the report links its edit form and the
+    diff of revision 9000, says since when it is broken, shows the error in place, and says in
+    words what the revision still served means."""
+    import shutil
+    from dataclasses import replace
+
+    copy = tmp_path / "state.sqlite"
+    shutil.copy(state, copy)
+    out = tmp_path / "out"
+    build(copy, BuildSettings(out=out, deals=1))
+    with StateStore(copy) as store:
+        page = store.page(SPLINTER_ID)
+        served = page.revid
+        with store.transaction() as db:
+            StateStore.upsert(db, replace(page, raw="opener H:5+ hcp:12-21; responder H4+", revid=9000, timestamp="2026-11-30T10:00:00Z"))
+    build(copy, BuildSettings(out=out, deals=1))
+    report = (out / "report/index.html").read_text(encoding="utf-8")
+    section = report[report.index(f'id="page-{SPLINTER_ID}"') :]
+    section = section[: section.index("</section>")]
+    assert 'class="diff" href="http://127.0.0.1:8080/index.php?title=Splinter&amp;diff=prev&amp;oldid=9000"' in section
+    assert 'class="edit" href="http://127.0.0.1:8080/index.php?title=Splinter&amp;action=edit"' in section
+    assert "Errato dalla revisione 9000 (30 nov 2026, 10:00 UTC)." in section
+    assert "&#34;H4+&#34; non è un vincolo" in section or '"H4+" non è un vincolo' in section
+    assert f"Cosa dice la revisione {served}, l'ultima valida" in section
+    assert (
+        "<li>1H-4C: Apertore: 5+ cuori, 12-21 punti; Rispondente: 4+ cuori, singolo o vuoto a fiori senza onori, 10-15 punti</li>"
+        in section
+    )
+    assert "Aggiornato il" in report[: report.index('id="broken"')]
