@@ -3,8 +3,8 @@
 Rendering every convention page (with its hand diagrams), deals document and PBN file is
 most of a build's fixed cost, paid again by every cron run although most pages did not
 change. Each of these files is made from its page alone: the page (id, title, revision,
-status), the revision served and its raw DSL, the page's deals, its wiki link, and the code
-and templates that render them. A digest of all that is the file's *key*. The build
+status), the revision served and its raw DSL, the page's deals, its wiki link, the site's language, and the code
+and templates (catalogues included) that render them. A digest of all that is the file's *key*. The build
 remembers, per file, the key and the digest of the bytes it published (in the state file,
 beside the deals); the next build that computes the same key for a file, while the
 published mirror still holds those bytes, passes `Reused(digest)` to `publish`, which

@@ -340,3 +340,19 @@ def test_the_report_links_the_edit_that_broke_a_page_and_says_what_its_last_vali
         in section
     )
     assert "Aggiornato il" in report[: report.index('id="broken"')]
+
+
+def test_a_new_language_renders_every_page_again(state, tmp_path):
+    """Convention pages are reused while their inputs are the same (render_cache): the
+    language is one of those inputs."""
+    import shutil
+
+    copy = tmp_path / "state.sqlite"
+    shutil.copy(state, copy)
+    out = tmp_path / "out"
+    build(copy, BuildSettings(out=out, deals=1))
+    again = build(copy, BuildSettings(out=out, deals=1, lang="it"))
+    assert again.files_reused > 0 and not again.changed  # the wiki's language is Italian
+    english = build(copy, BuildSettings(out=out, deals=1, lang="en"))
+    assert english.files_rendered > 0 and english.changed
+    assert '<html lang="en">' in (out / f"conventions/{SPLINTER_ID}.html").read_text(encoding="utf-8")
