@@ -9,6 +9,7 @@ A catalogue is compiled from its `.po` into memory the first time it is used (Ba
 from __future__ import annotations
 
 import functools
+import gettext as gettext_module
 import io
 from datetime import UTC, datetime
 from importlib import resources
@@ -67,7 +68,11 @@ def site_language(explicit: str | None, wiki: str | None) -> str:
 
 
 @functools.cache
-def translations(lang: str) -> Translations:
+def translations(lang: str) -> Translations | gettext_module.NullTranslations:
+    """`lang`'s catalogue. English is the message ids themselves: no catalogue is read for it,
+    so what speaks English (`validate`, an English wiki's messages) never imports Babel."""
+    if chosen(lang) == SOURCE:
+        return gettext_module.NullTranslations()
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
     from babel.support import Translations
@@ -79,10 +84,6 @@ def translations(lang: str) -> Translations:
     write_mo(compiled, catalogue)
     compiled.seek(0)
     return Translations(compiled)
-
-
-def gettext(lang: str, message: str) -> str:
-    return translations(lang).gettext(message)
 
 
 # -- formats ------------------------------------------------------------------------------
