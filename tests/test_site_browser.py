@@ -728,3 +728,38 @@ def test_every_deals_file_is_offered_for_download(browser, italian):
             status, body = _fetch(absolute)
             assert status == 200 and download, href
             assert body == (italian / href[3:]).read_bytes() and body
+
+
+CONTRAST_JS = """
+const rgba = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+const background = el => { for (; el; el = el.parentElement) { const c = rgba(getComputedStyle(el).backgroundColor);
+  if (c[3] > 0.5) return c; } return [255, 255, 255, 1]; };
+const seen = {};
+for (const el of document.querySelectorAll('body *')) {
+  const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+  const style = getComputedStyle(el);
+  if (!own || style.display === 'none' || style.visibility === 'hidden' || el.closest('.sr-only')) continue;
+  const fg = lum(rgba(style.color)), bg = lum(background(el));
+  const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+  const key = el.tagName + '.' + el.className;
+  if (!(key in seen) || ratio < seen[key]) seen[key] = Math.round(ratio * 100) / 100;
+}
+return seen;
+"""
+
+
+def test_text_has_sufficient_contrast(browser, italian):
+    """WCAG AA: every piece of text at least 4.5:1 against the background it sits on."""
+    low, checked = {}, set()
+    for name, path in PAGES:
+        browser.get((italian / path).resolve().as_uri())
+        for element, ratio in browser.execute_script(CONTRAST_JS).items():
+            checked.add(element)
+            if ratio < 4.5:
+                low[f"{name}: {element}"] = ratio
+    # The kinds of text of the three pages were all measured (the diagrams' grey HCP, the
+    # red suits' text, the report's marks and hints among them).
+    assert {"SPAN.hcp", "DIV.suit hearts", "MARK.", "SPAN.hint", "SPAN.dealer"} <= checked, sorted(checked)
+    assert low == {}
