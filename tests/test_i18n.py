@@ -356,3 +356,12 @@ def test_a_new_language_renders_every_page_again(state, tmp_path):
     english = build(copy, BuildSettings(out=out, deals=1, lang="en"))
     assert english.files_rendered > 0 and english.changed
     assert '<html lang="en">' in (out / f"conventions/{SPLINTER_ID}.html").read_text(encoding="utf-8")
+
+
+def test_a_diff_link_is_made_only_from_a_safe_siteinfo():
+    from site_builder.wiki_links import WikiLinks
+
+    good = SiteInfo(server="https://wiki.example.org", script_path="/w", article_path="/wiki/$1")
+    assert WikiLinks(good).diff("Contro sputnik", 12) == "https://wiki.example.org/w/index.php?title=Contro_sputnik&diff=prev&oldid=12"
+    for server in ("javascript:alert(1)//", "data:text/html,x", ""):
+        assert WikiLinks(SiteInfo(server=server, script_path="/w", article_path="/wiki/$1")).diff("X", 12) is None
