@@ -21,6 +21,7 @@
     out = "output"
     deals = 10
     seed = 0
+    lang = "it"           # optional: the site's language (default: the wiki's)
 
     [serve]
     max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
@@ -103,12 +104,14 @@ class Config:
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
     max_age: int = _library(_serve, "max_age")
+    #: The site's language; None: the wiki's (siteinfo), else English.
+    lang: str | None = _library(_build, "lang")
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed"},
+    "build": {"out", "deals", "seed", "lang"},
     "serve": {"max_age"},
 }
 
@@ -161,7 +164,19 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
+    if config.lang is not None:
+        config.lang = checked_language(config.lang)
     return config
+
+
+def checked_language(tag: str) -> str:
+    """A language asked for (flag or file) that has a catalogue, else a configuration error."""
+    from dsl import language
+
+    try:
+        return language.chosen(tag)
+    except language.UnknownLanguage as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 #: The smallest value each number may take (TOML has no unsigned types): a negative count

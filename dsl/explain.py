@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from . import language
 from .errors import DslError, ErrorCode
 from .parser import ParseResult
 
@@ -61,29 +62,41 @@ def _caret_block(raw: str, error: DslError) -> list[str]:
     return ["    " + before + marked + after, "    " + " " * len(before) + "^" * max(1, len(marked))]
 
 
-def explain(result: ParseResult) -> str:
+def explain(result: ParseResult, lang: str = language.SOURCE) -> str:
+    """The account of `result` in `lang` (its messages are what the parse made them: parse
+    inside `messages.speaking(lang)` for them to be in `lang` too)."""
+    t = language.translations(lang)
+    _, ngettext = t.gettext, t.ngettext
     if result.valid:
         if not result.scenarios:
-            return "valid: no constraints (the string is blank)"
+            return _("valid: no constraints (the string is blank)")
         labels = ", ".join(printable(s.label) or f"#{i}" for i, s in enumerate(result.scenarios, start=1))
         count = len(result.scenarios)
-        return f"valid: {count} scenario{'s' if count != 1 else ''} ({labels})"
+        return ngettext("valid: %(count)s scenario (%(labels)s)", "valid: %(count)s scenarios (%(labels)s)", count) % {
+            "count": count,
+            "labels": labels,
+        }
     errors = list(result.errors)
     more = errors.pop() if errors[-1].code is ErrorCode.MORE_ERRORS else None
     count = len(errors)
     if more is not None:
-        out = [f"invalid: more than {count} errors"]
+        out = [_("invalid: more than %(count)s errors") % {"count": count}]
     else:
-        out = [f"invalid: {count} error{'s' if count != 1 else ''}"]
+        out = [ngettext("invalid: %(count)s error", "invalid: %(count)s errors", count) % {"count": count}]
     for error in errors[:SHOWN]:
         out.append("")
-        out.append(f"scenario {error.scenario}, line {error.line}, column {error.column} [{error.code.value}]")
+        where = _("scenario %(scenario)s, line %(line)s, column %(column)s") % {
+            "scenario": error.scenario,
+            "line": error.line,
+            "column": error.column,
+        }
+        out.append(f"{where} [{error.code.value}]")
         out.append(f"  {_sentence(error.message)}")
         out.extend(_caret_block(result.raw, error))
         if error.hint:
-            out.append(f"  hint: {_sentence(error.hint)}")
+            out.append("  " + _("hint: %(hint)s") % {"hint": _sentence(error.hint)})
     if count > SHOWN:
-        out.extend(("", f"... and {count - SHOWN:,} more errors not shown here (--json lists them)."))
+        out.extend(("", _("... and %(count)s more errors not shown here (--json lists them).") % {"count": language.number(count - SHOWN, lang)}))
     if more is not None:
         out.extend(("", _sentence(more.message)))
     return "\n".join(out)

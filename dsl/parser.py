@@ -351,7 +351,7 @@ class _ScenarioReader:
             low = high = int(text)
         limit = measure.limit
         if low > limit or (high is not None and high > limit):
-            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[measure.id], limit=limit)
+            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.measure(measure.id), limit=limit)
             return None
         if high is not None and low > high:
             hint = messages.hint("swap-range", suggestion=f"{high}-{low}")
@@ -370,7 +370,7 @@ class _ScenarioReader:
         head = text[0]
         minimum = int(text[1:-1] if not head.isdigit() else text[:-1])
         if minimum > FIT.limit:
-            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.MEASURES[FIT.id], limit=FIT.limit)
+            self.error(ErrorCode.RANGE_OUT_OF_BOUNDS, value, what=messages.measure(FIT.id), limit=FIT.limit)
             return None
         suit = Suit(head) if head in SUIT_LETTERS else None
         suit_class = SuitClass.MAJOR if head == "M" else SuitClass.MINOR if head == "m" else None
@@ -382,7 +382,7 @@ class _ScenarioReader:
         # int() of it would be slow, or refused past CPython's 4,300 digits: never called.
         text = str(value)
         shown = text if len(text) <= 24 else text[:20] + "..."
-        detail = messages.LIMIT_DETAILS["digits"].format(token=shown, limit=self.limits.digits)
+        detail = messages.limit_detail("digits", token=shown, limit=self.limits.digits)
         self.error(ErrorCode.LIMIT_EXCEEDED, value, detail=detail)
 
     def _fit_hint(self, text: str) -> str | None:

@@ -22,9 +22,14 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+import dsl
+from deals.boards import page_boards
 from deals.outcome import ScenarioDeals
+from dsl import language, messages
+from dsl.errors import DslError
 from dsl.format import format_scenario
 from serving.api_headers import ServeSettings
+from dsl.language import N_
 from serving.nginx import render_snippet
 from serving.siteinfo import siteinfo_document
 from serving.title_lookup import namespace_spellings
@@ -36,8 +41,9 @@ from store.state import StateStore
 
 from . import layout
 from .analysis import PageAnalysis, Status, analyse
-from .describe import describe
-from .diagrams import HandView, hands
+from .describe import ROLE_NAMES, describe, sentence
+from .diagrams import BoardView, board_view
+from .downloads import page_downloads
 from .documents import (
     deals_document,
     dumps,
@@ -61,22 +67,23 @@ log = logging.getLogger(__name__)
 #: Below this many scenarios to deal, starting worker processes costs more than it saves.
 PARALLEL_FROM = 16
 
+#: Texts the templates translate (`_()`), so they are marked here for extraction.
 PROBLEM_TEXT = {
-    Problem.NO_TEMPLATE.value: "listed as using the template, but the template is not in the page text",
-    Problem.NO_PARAMETER.value: "the template has no shape_constraints parameter",
-    Problem.EMPTY_VALUE.value: "shape_constraints is empty",
-    Problem.DUPLICATE_TEMPLATE.value: "the template appears more than once (the first is used)",
+    Problem.NO_TEMPLATE.value: N_("listed as using the template, but the template is not in the page text"),
+    Problem.NO_PARAMETER.value: N_("the template has no shape_constraints parameter"),
+    Problem.EMPTY_VALUE.value: N_("shape_constraints is empty"),
+    Problem.DUPLICATE_TEMPLATE.value: N_("the template appears more than once (the first is used)"),
 }
 TITLE_TEXT = {
-    layout.TitleProblem.UNMAPPABLE.value: "the title has an empty or \".\" part, so no file path",
-    layout.TitleProblem.TOO_LONG.value: "the title is too long or too deep for a file path",
-    layout.TitleProblem.CLASH.value: "the title's file path would pass through the file of another page",
+    layout.TitleProblem.UNMAPPABLE.value: N_("the title has an empty or \".\" part, so no file path"),
+    layout.TitleProblem.TOO_LONG.value: N_("the title is too long or too deep for a file path"),
+    layout.TitleProblem.CLASH.value: N_("the title's file path would pass through the file of another page"),
 }
 STATUS_TEXT = {
-    Status.OK.value: "ok",
-    Status.STALE.value: "stale: DSL broken, last valid revision served",
-    Status.BROKEN.value: "broken",
-    Status.NO_CONSTRAINTS.value: "no constraints",
+    Status.OK.value: N_("ok"),
+    Status.STALE.value: N_("stale: DSL broken, last valid revision served"),
+    Status.BROKEN.value: N_("broken"),
+    Status.NO_CONSTRAINTS.value: N_("no constraints"),
 }
 
 
@@ -112,6 +119,8 @@ class BuildSettings:
     allow_removals: bool = False
     #: Cache-Control max-age of the nginx snippet's answers, seconds.
     max_age: int = ServeSettings.max_age
+    #: The language of the site and the report (a catalogue of `dsl.language`); None: the wiki's.
+    lang: str | None = None
 
 
 @dataclass
@@ -157,6 +166,7 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         if not pages and site is None:
             raise StateError(f"the state store {state_path} is empty (never synced): run sync first")
         site = site or SiteInfo()
+        lang = site_language(settings, site)
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
@@ -167,7 +177,8 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         report.status = freshness(store, analyses, read_refusal(state_path))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
         files = render_files(
-            analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered, store.redirects()
+            analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered,
+            store.redirects(), lang,
         )
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
@@ -178,6 +189,14 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
     report.statuses = {s.value: sum(1 for a in analyses if a.status is s) for s in Status}
     report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
     return report
+
+
+def site_language(settings: BuildSettings, site: SiteInfo) -> str:
+    """The language asked for (`UnknownLanguage` if it has no catalogue), else the wiki's,
+    else English; a wiki language without a catalogue is said once, as a warning."""
+    if not settings.lang and site.lang and language.known(site.lang) is None:
+        log.warning("the wiki's language %.40r has no catalogue: the site is in %s (see --lang)", site.lang, language.SOURCE)
+    return language.site_language(settings.lang, site.lang)
 
 
 def _check_removals(out: Path, analyses: list[PageAnalysis], state_path: str | Path) -> None:
@@ -286,6 +305,7 @@ def render_files(
     remembered_status: BuiltStatus | None = None,
     rendered: Callable[[int], None] = _uncounted,
     redirects: dict[int, tuple[tuple[int, str], ...]] | None = None,
+    lang: str = language.SOURCE,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -314,7 +334,7 @@ def render_files(
     ]
     files.update(alias_files(targets, links.site, redirected))
     files[layout.SITEINFO] = dumps(siteinfo_document(links.site))
-    keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
+    keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title), lang) for a in analyses}
 
     def page_file(path: PurePosixPath, key: str, make, *args) -> None:
         digest = cache.reusable(path, key)
@@ -330,26 +350,61 @@ def render_files(
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
-        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
+        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, lang)
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
     # (the mirror is the server's root unless its one variable is changed).
     namespaces = namespace_spellings(links.site, {t.namespace for t in targets.values()})
     files[layout.NGINX_SNIPPET] = render_snippet(max_age=settings.max_age, namespaces=namespaces).encode("utf-8")
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
-    files[PurePosixPath("updated.js")] = resources.files("site_builder").joinpath("templates/updated.js").read_bytes()
+    for script in ("updated.js", "filter.js"):
+        files[PurePosixPath(script)] = resources.files("site_builder").joinpath(f"templates/{script}").read_bytes()
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
     status = _settle_status(report, files, remembered_status)
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
     files[layout.REPORT_HTML] = render(
-        "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT,
-        status=status,
+        "report.html.j2", lang, root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT,
+        status=status, broken_extra=_broken_views(analyses, report_doc["broken"], links, lang),
     )
     files[layout.INDEX_HTML] = render(
-        "index.html.j2", root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT, status=status
+        "index.html.j2", lang, root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT, status=status
     )
     return files
+
+
+@dataclass(frozen=True)
+class BrokenView:
+    """What the report adds to a broken page's row of report.json, in the site's language:
+    the diff of the edit that broke it, the errors' messages, and what the last valid
+    revision (when there is one) says in words."""
+
+    diff_url: str | None
+    errors: tuple[DslError, ...]
+    #: (label, the scenario in words) per scenario of the revision served.
+    last_valid: tuple[tuple[str, str], ...]
+
+
+def _broken_views(
+    analyses: list[PageAnalysis], broken: list[dict[str, Any]], links: WikiLinks, lang: str
+) -> dict[int, BrokenView]:
+    by_id = {a.page.page_id: a for a in analyses}
+    views = {}
+    for row in broken:
+        a = by_id[row["pageId"]]
+        views[row["pageId"]] = BrokenView(
+            links.diff(a.page.title, row["brokenSince"]["revid"]),
+            local_errors(row["raw"], lang),
+            tuple((s.label, sentence(s, lang)) for s in a.scenarios),
+        )
+    return views
+
+
+def local_errors(raw: str, lang: str) -> tuple[DslError, ...]:
+    """The errors of `raw` said in `lang`: parsed again, inside `messages.speaking` (the
+    parse is deterministic, so they are report.json's errors in the same order)."""
+    with messages.speaking(lang):
+        return dsl.parse(raw).errors
 
 
 def _settle_status(
@@ -372,9 +427,9 @@ def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
     return pbn_file(a.page.title, outcomes)
 
 
-def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks) -> bytes:
-    view = _convention_view(a, deals.get(a.page.page_id, []), links)
-    return render("convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value])
+def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, lang: str) -> bytes:
+    view = _convention_view(a, deals.get(a.page.page_id, []), links, lang)
+    return render("convention.html.j2", lang, root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
 
 def _urls(a: PageAnalysis, dealt: bool) -> dict[str, str | None]:
@@ -411,13 +466,17 @@ class ScenarioView:
     words: list[str]
     dsl: str
     outcome: ScenarioDeals
-    diagrams: tuple[dict[str, HandView], ...]
+    diagrams: tuple[BoardView, ...]
 
 
-def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks) -> dict[str, Any]:
+def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str) -> dict[str, Any]:
     # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
+    # Its deals are drawn as the page's boards, numbered as the PBN file numbers them.
+    boards: dict[int, list[BoardView]] = {}
+    for deal in page_boards((o.index, o.label, o.deals) for o in outcomes):
+        boards.setdefault(deal.scenario, []).append(board_view(deal, ROLE_NAMES))
     scenarios = [
-        ScenarioView(describe(scenario), format_scenario(scenario), outcome, tuple(hands(pbn) for pbn in outcome.deals))
+        ScenarioView(describe(scenario, lang), format_scenario(scenario), outcome, tuple(boards.get(outcome.index, ())))
         for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
     ]
     return {
@@ -429,4 +488,5 @@ def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: Wiki
         "served_revid": a.served_revid,
         "current_revid": a.page.revid,
         "scenarios": scenarios,
+        "downloads": page_downloads(a.page.page_id) if outcomes else (),
     }

@@ -1,70 +1,120 @@
-"""Scenarios in plain words, for people: "Opener: 5+ hearts, 12-21 HCP"."""
+"""Scenarios in plain words, for people, in the site's language: "Opener: 5+ hearts, 12-21
+HCP; Responder: 4+ hearts, singleton or void in clubs with no honours, 10-15 HCP" (in
+Italian "Apertore: 5+ cuori, 12-21 punti; ..."), so an editor sees at once whether the DSL
+says what the convention means. The words come from the typed `Scenario`, never the text."""
 
 from __future__ import annotations
 
-from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SUIT_NAMES
+from dsl import language
+from dsl.deck import ROLE_SEAT
 from dsl.format import format_range
-from dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass
-ROLE_NAMES = {
-    Role.OPENER: "Opener",
-    Role.RESPONDER: "Responder",
-    Role.OPP1: "Left-hand opponent",
-    Role.OPP2: "Right-hand opponent",
-}
-SHAPE_WORDS = {
-    ShapeClass.BALANCED: "balanced",
-    ShapeClass.ONE_SUITER: "a one-suiter",
-    ShapeClass.TWO_SUITER: "a two-suiter",
-    ShapeClass.THREE_SUITER: "a three-suiter",
-    ShapeClass.ANY: "any shape",
-}
+from dsl.language import N_
+from dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
+ROLE_NAMES = {
+    Role.OPENER: N_("Opener"),
+    Role.RESPONDER: N_("Responder"),
+    Role.OPP1: N_("Left-hand opponent"),
+    Role.OPP2: N_("Right-hand opponent"),
+}
+#: Suit names as prose and the hand diagrams' text alternatives say them (SUIT_NAMES are
+#: also CSS classes, so they stay English).
+SUIT_WORDS = {Suit.S: N_("spades"), Suit.H: N_("hearts"), Suit.D: N_("diamonds"), Suit.C: N_("clubs")}
+SHAPE_WORDS = {
+    ShapeClass.BALANCED: N_("balanced"),
+    ShapeClass.ONE_SUITER: N_("a one-suiter"),
+    ShapeClass.TWO_SUITER: N_("a two-suiter"),
+    ShapeClass.THREE_SUITER: N_("a three-suiter"),
+    ShapeClass.ANY: N_("any shape"),
+}
+FIT_CLASS_WORDS = {SuitClass.MAJOR: N_("cards in a major"), SuitClass.MINOR: N_("cards in a minor")}
+#: Short lengths as a bridge player says them.
+LENGTH_WORDS = {
+    Range(0, 0): N_("void in %(suit)s"),
+    Range(1, 1): N_("singleton in %(suit)s"),
+    Range(0, 1): N_("singleton or void in %(suit)s"),
+    Range(2, 2): N_("doubleton in %(suit)s"),
+}
+NO_HONOURS = Range(0, 0)
 
 #: "5+", "0-1", "3": the DSL's own way of writing a range reads well in prose too.
 amount = format_range
 
 
-def _suit_hcp(suit_name: str, rng: Range) -> str:
-    if rng.min == 0 and rng.max == 0:
-        return f"no honour points in {suit_name}"
-    return f"{amount(rng)} HCP in {suit_name}"
+def _length(rng: Range, suit: str, _) -> str:
+    words = LENGTH_WORDS.get(rng)
+    if words is not None:
+        return _(words) % {"suit": suit}
+    return _("%(n)s %(suit)s") % {"n": amount(rng), "suit": suit}
 
 
-def describe_position(position: Position) -> str:
+def describe_position(position: Position, lang: str = language.SOURCE) -> str:
+    _ = language.translations(lang).gettext
     parts = []
     for suit, rng in position.suits.items():
-        parts.append(f"{amount(rng)} {SUIT_NAMES[suit]}")
+        text = _length(rng, _(SUIT_WORDS[suit]), _)
+        honours = position.suit_hcp.get(suit)
+        if honours is not None:
+            text = (
+                _("%(length)s with no honours") % {"length": text}
+                if honours == NO_HONOURS
+                else _("%(length)s with %(n)s HCP") % {"length": text, "n": amount(honours)}
+            )
+        parts.append(text)
     if position.x is not None or position.x_hcp is not None:
-        article = "another suit" if position.named_suits else "a suit"
-        text = article if position.x is None else f"{article} of {amount(position.x)} cards"
+        another = bool(position.named_suits)
+        if position.x is None:
+            text = _("another suit") if another else _("a suit")
+        else:
+            words = _("another suit of %(n)s cards") if another else _("a suit of %(n)s cards")
+            text = words % {"n": amount(position.x)}
         if position.x_hcp is not None:
-            honours = "no honour points" if position.x_hcp == Range(0, 0) else f"{amount(position.x_hcp)} HCP"
-            text += f" with {honours} in it"
+            text = (
+                _("%(suit)s with no honours") % {"suit": text}
+                if position.x_hcp == NO_HONOURS
+                else _("%(suit)s with %(n)s HCP") % {"suit": text, "n": amount(position.x_hcp)}
+            )
         parts.append(text)
     for suit, rng in position.suit_hcp.items():
-        parts.append(_suit_hcp(SUIT_NAMES[suit], rng))
+        if suit in position.suits:
+            continue  # said with the suit's length
+        words = _("no honours in %(suit)s") if rng == NO_HONOURS else _("%(n)s HCP in %(suit)s")
+        parts.append(words % {"n": amount(rng), "suit": _(SUIT_WORDS[suit])})
     if position.hcp is not None:
-        parts.append(f"{amount(position.hcp)} HCP")
+        parts.append(_("%(n)s HCP") % {"n": amount(position.hcp)})
     if position.shape is not None:
-        parts.append(SHAPE_WORDS[position.shape])
-    return ", ".join(parts) if parts else "anything"
+        parts.append(_(SHAPE_WORDS[position.shape]))
+    return ", ".join(parts) if parts else _("any hand")
 
 
-def describe_fit(fit: Fit) -> str:
+def describe_fit(fit: Fit, lang: str = language.SOURCE) -> str:
+    _ = language.translations(lang).gettext
     first, second = fit.pair.roles
-    where = (
-        SUIT_NAMES[fit.suit]
-        if fit.suit is not None
-        else f"cards in a {fit.suit_class.value}" if fit.suit_class is not None else "cards in one suit"
-    )
-    return f"{ROLE_NAMES[first]} and {ROLE_NAMES[second].lower()} together: {fit.min}+ {where}"
+    if fit.suit is not None:
+        where = _(SUIT_WORDS[fit.suit])
+    elif fit.suit_class is not None:
+        where = _(FIT_CLASS_WORDS[fit.suit_class])
+    else:
+        where = _("cards in one suit")
+    return _("%(first)s and %(second)s together: %(n)s+ %(where)s") % {
+        "first": _(ROLE_NAMES[first]),
+        "second": _(ROLE_NAMES[second]).lower(),
+        "n": fit.min,
+        "where": where,
+    }
 
 
-def describe(scenario: Scenario) -> list[str]:
-    """One sentence per position (in seat order), then one per fit."""
+def describe(scenario: Scenario, lang: str = language.SOURCE) -> list[str]:
+    """One sentence per position (opener first, then clockwise), then one per fit."""
+    _ = language.translations(lang).gettext
     lines = [
-        f"{ROLE_NAMES[p.role]} ({SEAT_LETTERS[ROLE_SEAT[p.role]]}): {describe_position(p)}"
+        _("%(role)s: %(hand)s") % {"role": _(ROLE_NAMES[p.role]), "hand": describe_position(p, lang)}
         for p in sorted(scenario.positions, key=lambda p: ROLE_SEAT[p.role])
     ]
-    lines += [describe_fit(f) for f in scenario.fits]
+    lines += [describe_fit(f, lang) for f in scenario.fits]
     return lines
+
+
+def sentence(scenario: Scenario, lang: str = language.SOURCE) -> str:
+    """The whole scenario on one line, as the report shows it."""
+    return "; ".join(describe(scenario, lang))

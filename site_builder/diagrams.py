@@ -1,11 +1,14 @@
-"""Hand diagrams from PBN deal strings: what the templates draw in compass layout."""
+"""Hand diagrams from PBN deal strings: what the templates draw in compass layout, a page's
+deals as boards (number, dealer, vulnerability, each seat's role)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deals.boards import BoardDeal
 from dsl.deck import HONOUR_HCP_OF_LETTER, SEAT_LETTERS, SUIT_NAMES
-from dsl.model import SUITS
+from dsl.language import N_
+from dsl.model import SUITS, Role
 
 _SYMBOLS = "♠♥♦♣"  # in the order of SUITS
 _SUITS = tuple(zip(_SYMBOLS, (SUIT_NAMES[suit] for suit in SUITS)))
@@ -39,3 +42,32 @@ def hands(pbn: str) -> dict[str, HandView]:
         )
         out[seat] = HandView(seat, lines, sum(HONOUR_HCP_OF_LETTER.get(c, 0) for c in hand))
     return out
+
+
+#: Seat names, by letter, as the diagrams write them.
+SEAT_NAMES = {"N": N_("North"), "E": N_("East"), "S": N_("South"), "W": N_("West")}
+#: A board's vulnerability (PBN's spelling, `deals.boards`) in words.
+VULNERABILITY_WORDS = {
+    "None": N_("Nobody vulnerable"),
+    "NS": N_("North-South vulnerable"),
+    "EW": N_("East-West vulnerable"),
+    "All": N_("Both vulnerable"),
+}
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """One board as a convention page draws it: turned to its board (the opener at the
+    dealer's seat, as the PBN file has it), each seat's hand and role name."""
+
+    number: int
+    dealer: str
+    vulnerable: str
+    hands: dict[str, HandView]
+    roles: dict[str, str]
+
+
+def board_view(deal: BoardDeal, role_names: dict[Role, str]) -> BoardView:
+    b = deal.board
+    roles = {SEAT_LETTERS[b.seat_of(role)]: name for role, name in role_names.items()}
+    return BoardView(b.number, b.dealer_letter, b.vulnerable, hands(deal.board_pbn), roles)

@@ -9,10 +9,18 @@ from typing import Any
 
 import jinja2
 
+from dsl import language
+from dsl.deck import SUIT_NAMES
+from store.model import parse_timestamp
+
+from .describe import SUIT_WORDS
+from .diagrams import SEAT_NAMES, VULNERABILITY_WORDS
 
 
 @functools.cache
-def environment() -> jinja2.Environment:
+def environment(lang: str = language.SOURCE) -> jinja2.Environment:
+    """The templates in `lang`: `{% trans %}` and `_()` read its catalogue, the filters
+    write its numbers and dates."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("site_builder", "templates"),
         autoescape=True,
@@ -20,34 +28,30 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
-    env.filters["one_in"] = one_in
-    env.filters["utc"] = utc
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(language.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.globals["lang"] = lang
+    env.globals["seat_names"] = SEAT_NAMES
+    env.globals["vulnerability_words"] = VULNERABILITY_WORDS
+    env.globals["suit_words"] = {SUIT_NAMES[suit]: words for suit, words in SUIT_WORDS.items()}
+    env.filters["one_in"] = functools.partial(language.one_in, lang=lang)
+    env.filters["number"] = functools.partial(language.number, lang=lang)
+    env.filters["utc"] = functools.partial(_when, lang=lang)
     return env
 
 
-def render(template: str, **context: Any) -> bytes:
-    return environment().get_template(template).render(**context).encode("utf-8")
+def render(template: str, lang: str = language.SOURCE, **context: Any) -> bytes:
+    return environment(lang).get_template(template).render(**context).encode("utf-8")
 
 
-def one_in(probability: float) -> str:
-    """0.0021 -> "1 deal in 476"; what a teacher can picture."""
-    if probability <= 0:
-        return "never"
-    n = 1 / probability
-    if n < 1.05:
-        return "almost every deal"
-    if n < 100:
-        text = f"{n:.1f}"
-        return f"1 deal in {text[:-2] if text.endswith('.0') else text}"
-    return f"1 deal in {round(n):,}"
-
-
-def utc(timestamp: str) -> str:
-    """2026-12-01T11:20:05Z -> "2026-12-01 11:20 UTC": a person needs no seconds."""
-    if len(timestamp) == 20 and timestamp[10] == "T" and timestamp.endswith("Z"):
-        return f"{timestamp[:10]} {timestamp[11:16]} UTC"
-    return timestamp
+def _when(timestamp: str, lang: str) -> str:
+    """A store timestamp for a person ("Dec 1, 2026, 11:20 UTC"); other text as it is."""
+    try:
+        return language.when(parse_timestamp(timestamp), lang)
+    except (TypeError, ValueError):
+        return timestamp
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 Rendering every convention page (with its hand diagrams), deals document and PBN file is
 most of a build's fixed cost, paid again by every cron run although most pages did not
 change. Each of these files is made from its page alone: the page (id, title, revision,
-status), the revision served and its raw DSL, the page's deals, its wiki link, and the code
-and templates that render them. A digest of all that is the file's *key*. The build
+status), the revision served and its raw DSL, the page's deals, its wiki link, the site's language, and the code
+and templates (catalogues included) that render them. A digest of all that is the file's *key*. The build
 remembers, per file, the key and the digest of the bytes it published (in the state file,
 beside the deals); the next build that computes the same key for a file, while the
 published mirror still holds those bytes, passes `Reused(digest)` to `publish`, which
@@ -28,7 +28,7 @@ from deals.outcome import ScenarioDeals
 from .analysis import PageAnalysis
 
 _SOURCES = ("site_builder", "dsl", "deals")
-_SUFFIXES = (".py", ".j2", ".css", ".json", ".lark")
+_SUFFIXES = (".py", ".j2", ".css", ".js", ".json", ".lark", ".po")
 
 
 @functools.cache
@@ -55,7 +55,7 @@ def _walk(folder, prefix: str = ""):
             yield f"{prefix}{entry.name}", entry.read_bytes()
 
 
-def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None) -> str:
+def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None, lang: str = "") -> str:
     """The key of every file made from this page alone (see the module docstring)."""
     inputs = [
         code_digest(),
@@ -69,6 +69,8 @@ def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: st
         wiki_url,
         None if outcomes is None else [outcome.to_json() for outcome in outcomes],
     ]
+    if lang:  # the site's language (kept out of the list when unset, so old keys stay)
+        inputs.append(lang)
     return hashlib.sha256(json.dumps(inputs, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
 
 

@@ -1,4 +1,5 @@
-"""Links back to the wiki: a page, and its edit form (for editors reading the report)."""
+"""Links back to the wiki: a page, its edit form and the diff of one edit (for editors
+reading the report)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,14 @@ class WikiLinks:
         return self.site.server + self.site.article_path.replace("$1", self._title(title))
 
     def edit(self, title: str) -> str | None:
+        return self._index(title, "action=edit")
+
+    def diff(self, title: str, revid: int) -> str | None:
+        """The diff of revision `revid` against the one before it (the edit that made it)."""
+        return self._index(title, f"diff=prev&oldid={int(revid)}")
+
+    def _index(self, title: str, query: str) -> str | None:
         if not self.site.server or not self._safe:
             return None
         script = f"{self.site.server}{self.site.script_path}/index.php"
-        return f"{script}?title={quote(title.replace(' ', '_'), safe='/:')}&action=edit"
+        return f"{script}?title={quote(title.replace(' ', '_'), safe='/:')}&{query}"

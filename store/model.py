@@ -57,6 +57,8 @@ class SiteInfo:
     #: The `general` block of the wiki's siteinfo as synced, JSON text ("" before a sync
     #: that kept it): the mirror answers `meta=siteinfo` with it.
     general: str = ""
+    #: The wiki's content language ("it", "en", "pt-br"), as siteinfo or the export gives it.
+    lang: str = ""
 
 
 @dataclass(frozen=True)

@@ -166,6 +166,7 @@ class StateStore:
             script_path=data.get("script_path", ""),
             sitename=data.get("sitename", ""),
             general=data.get("general", ""),
+            lang=data.get("lang", ""),
         )
 
     # -- writing (inside transaction()) ------------------------------------------------------
@@ -193,6 +194,7 @@ class StateStore:
                 "script_path": site.script_path,
                 "sitename": site.sitename,
                 "general": site.general,
+                "lang": site.lang,
             },
         )
 

@@ -50,7 +50,11 @@ def _child_text(element: ET.Element, name: str) -> str | None:
     return None
 
 
-def _site_info(element: ET.Element) -> SiteInfo:
+#: The attribute name ElementTree gives `xml:lang`.
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+def _site_info(element: ET.Element, lang: str = "") -> SiteInfo:
     namespaces: dict[int, str] = {}
     lookup = dict(CANONICAL_NAMESPACES)
     case_sensitive = set()
@@ -82,6 +86,7 @@ def _site_info(element: ET.Element) -> SiteInfo:
         script_path=script_path,
         sitename=_child_text(element, "sitename") or "",
         general=_general(element),
+        lang=lang,
     )
 
 
@@ -94,14 +99,20 @@ def _general(element: ET.Element) -> str:
 def read_dump(path: str | Path) -> tuple[SiteInfo, Iterator[DumpPage]]:
     """Site information, then the pages one by one (memory stays flat for any export size)."""
     try:
-        events = ET.iterparse(str(path), events=("end",))
+        # The root's start too: <mediawiki xml:lang="it"> is the wiki's content language.
+        events = ET.iterparse(str(path), events=("start", "end"))
         site = SiteInfo()
+        lang = ""
         first: list[DumpPage] = []
         # Read up to the first page so the site information is known before any page.
-        for _, element in events:
+        for event, element in events:
             tag = _local(element.tag)
+            if event == "start":
+                if tag == "mediawiki":
+                    lang = element.get(XML_LANG, "")
+                continue
             if tag == "siteinfo":
-                site = _site_info(element)
+                site = _site_info(element, lang)
             elif tag == "page":
                 first.append(_page(element))
                 element.clear()
@@ -112,8 +123,8 @@ def read_dump(path: str | Path) -> tuple[SiteInfo, Iterator[DumpPage]]:
     def pages() -> Iterator[DumpPage]:
         yield from first
         try:
-            for _, element in events:
-                if _local(element.tag) == "page":
+            for event, element in events:
+                if event == "end" and _local(element.tag) == "page":
                     yield _page(element)
                     element.clear()
         except ET.ParseError as exc:

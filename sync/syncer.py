@@ -92,6 +92,7 @@ def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
         general=json.dumps({k: v for k, v in general.items() if k != "time"}, ensure_ascii=False, sort_keys=True)
         if isinstance(general, dict)
         else "",
+        lang=general.get("lang", "") if isinstance(general.get("lang"), str) else "",
     )
 
 

@@ -305,8 +305,9 @@ def test_a_scenario_too_rare_to_deal_is_reported_not_called_impossible(sample_st
     assert report["unsatisfiable"] == []
     row = next(r for r in report["rare"] if r["pageId"] == 15)
     assert row["probability"] == 3.2e-7 and row["tooRare"]
-    assert "not proved impossible" in (tmp / "out/report/index.html").read_text(encoding="utf-8")
-    assert "No sample deal" in (tmp / "out/conventions/15.html").read_text(encoding="utf-8")
+    # The sample wiki is Italian, and so are its pages.
+    assert "non dimostrata impossibile" in (tmp / "out/report/index.html").read_text(encoding="utf-8")
+    assert "Nessuna smazzata di esempio" in (tmp / "out/conventions/15.html").read_text(encoding="utf-8")
 
 
 def test_the_state_file_keeps_each_scenario_entry_as_published(mirror):

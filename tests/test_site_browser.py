@@ -6,7 +6,10 @@ page links every convention and the report, the hand diagrams hold real deals (1
 the right HCP, dealer on North, red hearts and diamonds), the report marks every error,
 relative links resolve, and the convention page fits a phone. A second mirror, with
 `<script>` and `<img onerror>` in a title and in the DSL, proves that wiki text is shown
-escaped on every page. Screenshots of every page loaded go to test-artifacts/screenshots/.
+escaped on every page. The sample wiki is Italian: these mirrors are built in English
+(--lang en), and an Italian one (the wiki's own language) is shot at 1280 and 390 px beside
+an English one; a mirror of 10 deals per scenario is printed to PDF. Screenshots of every
+page loaded go to $BSM_TEST_ARTIFACTS/screenshots/ when CI sets it, else to a temporary folder.
 """
 
 from __future__ import annotations
@@ -32,7 +35,11 @@ from urllib.parse import urldefrag
 
 import pytest
 
+from deals.boards import page_boards
+from dsl import language
 from site_builder.build import BuildSettings, build
+from site_builder.downloads import PAGE_DOWNLOADS
+from store.model import parse_timestamp
 from store.state import StateStore
 from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
@@ -41,7 +48,8 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
-SHOTS = ROOT / "test-artifacts" / "screenshots"
+#: Where screenshots go: set by the `browser` fixture (never outside a temporary folder unless asked).
+SHOTS = Path()
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -67,11 +75,11 @@ DESKTOP = (1280, 900)
 # ---------------------------------------------------------------------------------- mirrors
 
 
-def _sync_and_build(base: Path) -> Path:
+def _sync_and_build(base: Path, lang: str | None = "en", deals: int = 3) -> Path:
     state = base / "state.sqlite"
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    build(state, BuildSettings(out=base / "output", deals=3))
+    build(state, BuildSettings(out=base / "output", deals=deals, lang=lang))
     return base / "output"
 
 
@@ -93,7 +101,7 @@ def hostile(sample, tmp_path_factory) -> Path:
             page = store.page(page_id)
             with store.transaction() as db:
                 StateStore.upsert(db, replace(page, title=title, raw=raw, revid=revid, timestamp="2026-11-29T12:00:00Z"))
-    build(state, BuildSettings(out=base / "output", deals=3))
+    build(state, BuildSettings(out=base / "output", deals=3, lang="en"))
     return base / "output"
 
 
@@ -145,7 +153,7 @@ def base_url(transport: str, out: Path, http_base: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(tmp_path_factory) -> Iterator[Any]:
     for path in (CHROMIUM, CHROMEDRIVER):
         if not Path(path).exists():
             message = f"{path} is missing: apt-get install chromium chromium-driver fonts-dejavu-core"
@@ -155,6 +163,9 @@ def browser() -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    global SHOTS
+    artifacts = os.environ.get("BSM_TEST_ARTIFACTS")
+    SHOTS = Path(artifacts) / "screenshots" if artifacts else tmp_path_factory.mktemp("screenshots")
     SHOTS.mkdir(parents=True, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     options = webdriver.ChromeOptions()
@@ -272,18 +283,24 @@ return Array.from(document.querySelectorAll('section.scenario')).map(section => 
     rect: rect(deal),
     overflow: deal.scrollWidth - deal.clientWidth,
     dealers: deal.querySelectorAll('.dealer').length,
+    number: deal.querySelector('.board-number').textContent,
+    label: deal.getAttribute('aria-label'),
     hands: Array.from(deal.querySelectorAll('div.hand')).map(hand => ({
       cls: hand.className,
+      role: hand.querySelector('.role') ? hand.querySelector('.role').textContent : null,
       rect: rect(hand),
       hcp: hand.querySelector('.hcp') ? hand.querySelector('.hcp').textContent : null,
       dealer: hand.querySelectorAll('.dealer').length,
       suits: Array.from(hand.querySelectorAll('.suit')).map(line => {
         const symbol = line.querySelector('.symbol');
+        const spoken = line.querySelector('.sr-only');
         return {
+          spoken: spoken ? spoken.textContent : null,
+          hidden: symbol ? symbol.getAttribute('aria-hidden') : null,
           cls: line.className,
           symbol: symbol ? symbol.textContent : null,
           color: symbol ? getComputedStyle(symbol).color : null,
-          cards: Array.from(line.childNodes).filter(n => n !== symbol).map(n => n.textContent).join('').trim(),
+          cards: Array.from(line.childNodes).filter(n => n !== symbol && n !== spoken).map(n => n.textContent).join('').trim(),
         };
       }),
     })),
@@ -321,20 +338,32 @@ def test_convention_page_draws_real_deals(browser, sample, http_base, page_id):
     deals_doc = _json(sample, f"api/deals/{page_id}.json")
     listed = next(p for p in _json(sample, "api/list.json")["pages"] if p["pageId"] == page_id)
     assert len(scenarios) == listed["scenarioCount"] == len(deals_doc["scenarios"]) >= 2
+    # The deals are drawn as the page's boards (as its PBN file numbers them): turned so the
+    # opener sits at the board's dealer, who is marked.
+    boards = {
+        (b.scenario, b.deal_index): b
+        for b in page_boards((d["index"], d["label"], [x["pbn"] for x in d["deals"]]) for d in deals_doc["scenarios"])
+    }
     for scenario, doc in zip(scenarios, deals_doc["scenarios"]):
         assert scenario["label"] == (doc["label"] or f"Scenario {doc['index']}")
         assert len(scenario["deals"]) == 3 == len(doc["deals"]), scenario["label"]
-        for deal, sampled in zip(scenario["deals"], doc["deals"]):
+        for n, (deal, sampled) in enumerate(zip(scenario["deals"], doc["deals"])):
             where = (scenario["label"], sampled["pbn"])
+            board = boards[(doc["index"], n)]
+            dealer_area = {"N": "north", "E": "east", "S": "south", "W": "west"}[board.board.dealer_letter]
+            assert deal["number"] == str(board.board.number) and deal["label"] == f"Board {board.board.number}", where
             assert [h["cls"] for h in deal["hands"]] == ["hand north", "hand west", "hand east", "hand south"], where
             assert deal["dealers"] == 1, where
             seen = set()
             hands = {h["cls"].split()[1]: h for h in deal["hands"]}
             for area, hand in hands.items():
-                assert hand["dealer"] == (1 if area == "north" else 0), (where, area)
+                assert hand["dealer"] == (1 if area == dealer_area else 0), (where, area)
+                assert (hand["role"] == "Opener") == (area == dealer_area), (where, area, hand["role"])
                 assert [(s["cls"], s["symbol"]) for s in hand["suits"]] == [(f"suit {n}", sym) for n, sym in SUITS]
                 cards = []
                 for line, (suit, _) in zip(hand["suits"], SUITS):
+                    # The symbol is hidden from screen readers, which read the suit's name instead.
+                    assert line["hidden"] == "true" and line["spoken"] == suit, (where, area, line)
                     tokens = [] if line["cards"] == VOID else line["cards"].split()
                     assert all(t in RANKS for t in tokens), (where, area, line)
                     assert tokens == sorted(tokens, key=RANKS.index), (where, area, line)  # high to low
@@ -349,8 +378,9 @@ def test_convention_page_draws_real_deals(browser, sample, http_base, page_id):
                 assert shown_hcp, (where, area, hand["hcp"])
                 assert int(shown_hcp[1]) == sum(HCP.get(rank, 0) for _, rank in cards), (where, area)
             assert len(seen) == 52, where  # four hands of a single deck
-            # The diagram is the deal the JSON publishes.
-            for area, holdings in _pbn_hands(sampled["pbn"]).items():
+            # The diagram is the deal the JSON publishes, turned to its board.
+            assert board.pbn == sampled["pbn"]
+            for area, holdings in _pbn_hands(board.board_pbn).items():
                 shown = [[] if s["cards"] == VOID else s["cards"].split() for s in hands[area]["suits"]]
                 assert shown == holdings, (where, area)
             # Compass layout: North above West and East, which are above South; West left of East.
@@ -566,7 +596,7 @@ def test_every_page_shows_when_the_mirror_was_updated(browser, sample, http_base
     unchanged between builds) has it filled in from api/status.json over HTTP, and points to
     the front page from file://, with no console error either way."""
     status = _json(sample, "api/status.json")
-    expected = "Updated at " + status["lastSync"][:10] + " " + status["lastSync"][11:16] + " UTC"
+    expected = "Updated at " + language.when(parse_timestamp(status["lastSync"]), "en")
     base = base_url(transport, sample, http_base)
     for name, path in PAGES:
         severe = open_page(browser, base + path, f"updated-{transport}-{name}", full=False)
@@ -647,3 +677,153 @@ def test_a_page_on_another_origin_gets_from_nginx(browser, sample, tmp_path):
         _cross_origin_gets(browser, running.url, tmp_path, _splinter_document(sample))
     finally:
         stop_nginx(running.process)
+# ------------------------------------------------------------------ languages, print, filter, downloads
+
+
+@pytest.fixture(scope="module")
+def italian(tmp_path_factory) -> Path:
+    """The sample mirror in the wiki's own language (its export says xml:lang="it")."""
+    return _sync_and_build(tmp_path_factory.mktemp("italian"), lang=None)
+
+
+@pytest.fixture(scope="module")
+def printable(tmp_path_factory) -> Path:
+    """10 deals per scenario: Splinter has 60 boards."""
+    return _sync_and_build(tmp_path_factory.mktemp("printable"), lang=None, deals=10)
+
+
+OVERFLOW_JS = """
+const doc = document.documentElement;
+return {lang: doc.lang, scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, h1: document.querySelector('h1').textContent,
+        headings: Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6')).map(h => Number(h.tagName[1]))};
+"""
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_both_languages_at_desktop_and_phone_width(browser, sample, italian, lang):
+    """Screenshots of every page at 1280 and 390 px, in English and in Italian: the page is
+    in its language, nothing is wider than the window, and headings never skip a level."""
+    out = sample if lang == "en" else italian
+    h1 = {"en": {"front": "Conventions", "report": "Validation report"}, "it": {"front": "Convenzioni", "report": "Rapporto di validazione"}}
+    with static_server(out) as served:
+        for width in (DESKTOP, PHONE):
+            context = phone(browser) if width == PHONE else contextlib.nullcontext()
+            with context:
+                for name, path in PAGES:
+                    assert open_page(browser, served.base + path, f"{lang}-{width[0]}-{name}") == [], path
+                    state = browser.execute_script(OVERFLOW_JS)
+                    assert state["lang"] == lang, path
+                    assert state["scrollWidth"] <= state["clientWidth"] + 1, (lang, width, path, state)
+                    assert all(b - a <= 1 for a, b in zip(state["headings"], state["headings"][1:])), (path, state["headings"])
+                    if name in h1[lang]:
+                        assert state["h1"] == h1[lang][name]
+
+
+def _pdf_pages(pdf: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf))
+
+
+def test_sixty_boards_print_on_at_most_sixteen_pages(browser, printable, tmp_path):
+    page = printable / f"conventions/{SPLINTER}.html"
+    boards = sum(len(s["deals"]) for s in _json(printable, f"api/deals/{SPLINTER}.json")["scenarios"])
+    assert boards == 60
+    pdf = tmp_path / "splinter.pdf"
+    profile = tmp_path / "profile"
+    import subprocess
+
+    subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer", f"--user-data-dir={profile}",
+         f"--print-to-pdf={pdf}", page.resolve().as_uri()],
+        check=True, timeout=120, capture_output=True,
+    )
+    pages = _pdf_pages(pdf.read_bytes())
+    # At most four boards to a page, so 60 boards take at least 15 pages; at most 16 with headings.
+    assert 15 <= pages <= 16, pages
+    # Printed, the page has no navigation, links or downloads.
+    browser.get(page.resolve().as_uri())
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        hidden = browser.execute_script(
+            "return ['header', 'footer', 'nav.downloads', 'p.links'].map(s => document.querySelector(s))"
+            ".map(el => !el || getComputedStyle(el).display === 'none')"
+        )
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert all(hidden), hidden
+
+
+FILTER_JS = """
+const visible = () => Array.from(document.querySelectorAll('table.conventions tbody tr')).filter(tr => !tr.hidden)
+  .map(tr => tr.cells[0].textContent.trim());
+const form = document.getElementById('filter'), name = document.getElementById('filter-name'),
+      status = document.getElementById('filter-status');
+const out = {shown: !form.hidden, all: visible().length};
+name.value = 'smol'; name.dispatchEvent(new Event('input', {bubbles: true})); out.smol = visible();
+name.value = ''; status.value = 'broken'; status.dispatchEvent(new Event('input', {bubbles: true})); out.broken = visible();
+name.value = 'GAZ'; name.dispatchEvent(new Event('input', {bubbles: true})); out.both = visible();
+out.count = document.getElementById('filter-count').textContent;
+return out;
+"""
+
+
+def test_the_front_page_filters_by_name_and_status(browser, italian):
+    source = (italian / "index.html").read_text(encoding="utf-8")
+    # Without scripts the form stays hidden and every convention is listed.
+    assert re.search(r'<form class="filter" id="filter" role="search" hidden>', source)
+    assert source.count("<tr class=\"status-") == 24
+    with static_server(italian) as served:
+        assert open_page(browser, served.base + "index.html", "it-filter", full=False) == []
+        state = browser.execute_script(FILTER_JS)
+    broken = {row["title"] for row in _json(italian, "report/report.json")["broken"] if not row["servingRevid"]}
+    assert state["shown"] and state["all"] == 24
+    assert state["smol"] == ["Smolen"]
+    assert set(state["broken"]) == broken and broken
+    assert state["both"] == ["Gazzilli"] and state["count"] == "1 / 24"
+
+
+def test_every_deals_file_is_offered_for_download(browser, italian):
+    with static_server(italian) as served:
+        assert open_page(browser, f"{served.base}conventions/{SPLINTER}.html", "it-downloads", full=False) == []
+        links = browser.execute_script(
+            "return Array.from(document.querySelectorAll('nav.downloads a')).map(a => [a.getAttribute('href'), a.href, a.hasAttribute('download')])"
+        )
+        assert [href for href, _, _ in links] == [f"../{path(SPLINTER)}" for _, path in PAGE_DOWNLOADS]
+        for href, absolute, download in links:
+            status, body = _fetch(absolute)
+            assert status == 200 and download, href
+            assert body == (italian / href[3:]).read_bytes() and body
+
+
+CONTRAST_JS = """
+const rgba = c => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+const lum = ([r, g, b]) => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+const background = el => { for (; el; el = el.parentElement) { const c = rgba(getComputedStyle(el).backgroundColor);
+  if (c[3] > 0.5) return c; } return [255, 255, 255, 1]; };
+const seen = {};
+for (const el of document.querySelectorAll('body *')) {
+  const own = Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim());
+  const style = getComputedStyle(el);
+  if (!own || style.display === 'none' || style.visibility === 'hidden' || el.closest('.sr-only')) continue;
+  const fg = lum(rgba(style.color)), bg = lum(background(el));
+  const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+  const key = el.tagName + '.' + el.className;
+  if (!(key in seen) || ratio < seen[key]) seen[key] = Math.round(ratio * 100) / 100;
+}
+return seen;
+"""
+
+
+def test_text_has_sufficient_contrast(browser, italian):
+    """WCAG AA: every piece of text at least 4.5:1 against the background it sits on."""
+    low, checked = {}, set()
+    for name, path in PAGES:
+        browser.get((italian / path).resolve().as_uri())
+        for element, ratio in browser.execute_script(CONTRAST_JS).items():
+            checked.add(element)
+            if ratio < 4.5:
+                low[f"{name}: {element}"] = ratio
+    # The kinds of text of the three pages were all measured (the diagrams' grey HCP, the
+    # red suits' text, the report's marks and hints among them).
+    assert {"SPAN.hcp", "DIV.suit hearts", "MARK.", "SPAN.hint", "SPAN.dealer"} <= checked, sorted(checked)
+    assert low == {}

@@ -152,7 +152,8 @@ def test_front_page_and_report_show_updated_at(mirror):
     build(state, BuildSettings(out=out, deals=1))
     for page in ("index.html", "report/index.html"):
         html = (out / page).read_text(encoding="utf-8")
-        assert 'Updated at <time datetime="2029-06-01T12:34:56Z">2029-06-01 12:34 UTC</time>' in html, page
+        # In the sample wiki's language, Italian.
+        assert 'Aggiornato il <time datetime="2029-06-01T12:34:56Z">1 giu 2029, 12:34 UTC</time>' in html, page
         assert "sample-wiki.xml" in html and "api/status.json" in html
 
 

@@ -41,6 +41,8 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
         help="Cache-Control max-age in the nginx snippet's answers (default {max_age})",
     )
 
+    parser.add_argument("--lang", metavar="LANG", help="the language of the site and the report (default: the wiki's)")
+
 
 def max_age(text: str) -> int:
     """A --max-age value: whole seconds, 0 to a year."""
@@ -60,6 +62,7 @@ def build_with(config: Config) -> BuildReport:
         settings = BuildSettings(
             out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals),
             max_age=config.max_age,
+            lang=config.lang,
         )
         return build(config.state, settings, progress)
 
@@ -76,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed, "max_age": args.max_age}
+    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed, "max_age": args.max_age, "lang": args.lang}
     return load(args.config, {**overrides, "allow_removals": args.allow_removals})
 
 

@@ -30,13 +30,15 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     from store.errors import LockHeld, StateError, SuspiciousChange
     from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
+    from dsl.language import UnknownLanguage
+
     from ..config import ConfigError
 
     return (
         (LockHeld, ExitCode.LOCKED),
         (SuspiciousChange, ExitCode.REFUSED),
         ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-        ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
+        ((ConfigError, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
         (DumpError, ExitCode.INVALID),
         (StateError, ExitCode.STATE_ERROR),
         (PublishError, ExitCode.BUILD_ERROR),

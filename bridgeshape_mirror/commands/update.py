@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def update_config(args: argparse.Namespace) -> Config:
-    return sync_config(args, {"out": args.out, "deals": args.deals, "seed": args.seed})
+    return sync_config(args, {"out": args.out, "deals": args.deals, "seed": args.seed, "lang": args.lang})
 
 
 def sync_then_build(config: Config) -> BuildReport | Failure:

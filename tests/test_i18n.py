@@ -1,0 +1,367 @@
+"""The site, the report and the terminal in the wiki's language: catalogues complete and
+compiled in memory, the language kept by sync and chosen by --lang or the configuration,
+numbers and dates as the language writes them, scenarios in words, editors' messages, and
+an Italian build with no English UI string left."""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+import dsl
+from bridgeshape_mirror.cli import main
+from dsl import language, messages
+from dsl.errors import ErrorCode
+from site_builder.build import BuildSettings, build
+from site_builder.describe import describe, sentence
+from store.model import SiteInfo
+from store.state import StateStore
+from sync.dump import read_dump, sync_from_dump
+from sync.syncer import SyncSettings, site_info_from_api
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "sample-wiki.xml"
+LOCALES = ROOT / "dsl" / "locales"
+SPLINTER = (ROOT / "examples" / "splinter.dsl").read_text(encoding="utf-8")
+SPLINTER_ID = 42
+
+#: Placeholders of both kinds the catalogues use: %(name)s (templates, describe) and {name} (messages).
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]|\{(\w+)(?::[^}]*)?\}")
+
+
+def _catalogue(lang: str):
+    with (LOCALES / f"{lang}.po").open("rb") as po:
+        return read_po(po, locale=lang)
+
+
+def _extracted() -> set[str | tuple[str, str]]:
+    """Every message id of the code and templates, extracted as scripts/catalogues.sh does."""
+    method_map = [("dsl/**.py", "python"), ("site_builder/**.py", "python"), ("bridgeshape_mirror/**.py", "python"),
+                  ("site_builder/templates/**.j2", "jinja2")]
+    options = {"site_builder/templates/**.j2": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}}
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+    ids = set()
+    for _, _, message, _, _ in extract_from_dir(str(ROOT), method_map, options, keywords=keywords):
+        ids.add(message if isinstance(message, str) else tuple(message[:2]))
+    return ids
+
+
+# -------------------------------------------------------------------------- catalogues
+
+
+def test_the_catalogues_are_the_languages():
+    assert set(language.languages()) == {p.stem for p in LOCALES.glob("*.po")} >= {"en", "it"}
+
+
+def test_every_message_id_has_a_translation_in_every_catalogue():
+    ids = _extracted()
+    assert len(ids) > 150  # the extraction sees the templates and the code
+    for lang in language.languages():
+        catalogue = _catalogue(lang)
+        have = {m.id if isinstance(m.id, str) else tuple(m.id[:2]): m for m in catalogue if m.id}
+        missing = sorted(map(str, ids - set(have)))
+        assert missing == [], (lang, missing[:10])
+        for msgid in ids:
+            message = have[msgid]
+            strings = [message.string] if isinstance(message.string, str) else list(message.string)
+            assert strings and all(strings), (lang, msgid)
+            english = msgid if isinstance(msgid, str) else msgid[1]
+            wanted = {m for pair in PLACEHOLDER.findall(english) for m in pair if m}
+            for text in strings:
+                said = {m for pair in PLACEHOLDER.findall(text) for m in pair if m}
+                assert said == wanted or said == wanted - {"count"}, (lang, msgid, text)
+
+
+def test_a_catalogue_is_compiled_in_memory_from_its_po(tmp_path):
+    italian = language.translations("it")
+    assert italian.gettext("Opener") == "Apertore"
+    assert language.translations("en").gettext("Opener") == "Opener"
+    assert not list(LOCALES.glob("*.mo")) and not list(ROOT.joinpath("dsl").rglob("*.mo"))
+
+
+# -------------------------------------------------------------------------- choosing the language
+
+
+@pytest.mark.parametrize(
+    ("tag", "found"), [("it", "it"), ("IT", "it"), ("it-IT", "it"), ("it_CH", "it"), ("en-gb", "en"), ("de", None), ("", None)]
+)
+def test_a_language_tag_finds_its_catalogue(tag, found):
+    assert language.known(tag) == found
+
+
+def test_the_site_language_is_the_one_asked_for_else_the_wiki_s_else_english():
+    assert language.site_language(None, "it") == "it"
+    assert language.site_language("en", "it") == "en"
+    assert language.site_language(None, "de") == "en"
+    assert language.site_language(None, "") == "en"
+    with pytest.raises(language.UnknownLanguage, match="'xx'.*en, it"):
+        language.site_language("xx", "it")
+
+
+def test_sync_keeps_the_language_of_an_export_and_of_siteinfo(tmp_path):
+    site, _ = read_dump(SAMPLE)
+    assert site.lang == "it"
+    with StateStore(tmp_path / "s.sqlite") as store:
+        sync_from_dump(SAMPLE, store, SyncSettings())
+        assert store.site_info().lang == "it"
+    query = {"general": {"lang": "pt-br", "server": "https://w"}, "namespaces": {"0": {"id": 0, "name": ""}}}
+    assert site_info_from_api(query).lang == "pt-br"
+    assert site_info_from_api({**query, "general": {}}).lang == ""
+    assert SiteInfo().lang == ""
+
+
+@pytest.fixture(scope="module")
+def state(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("state") / "state.sqlite"
+    with StateStore(path) as store:
+        sync_from_dump(SAMPLE, store, SyncSettings())
+    return path
+
+
+def test_an_unknown_language_is_a_usage_error_from_the_flag_and_the_file(state, tmp_path, capsys):
+    assert main(["build", "--state", str(state), "--out", str(tmp_path / "out"), "--lang", "xx", "-q"]) == 2
+    assert "no catalogue for the language 'xx'" in capsys.readouterr().err
+    config = tmp_path / "c.toml"
+    config.write_text('[build]\nlang = "klingon"\n', encoding="utf-8")
+    assert main(["build", "--state", str(state), "--config", str(config), "-q"]) == 2
+    config.write_text("[build]\nlang = 3\n", encoding="utf-8")
+    assert main(["build", "--state", str(state), "--config", str(config), "-q"]) == 2
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(SystemExit) as stop:
+        main(["validate", "--lang", "xx", "opener H:5+"])
+    assert stop.value.code == 2
+
+
+# -------------------------------------------------------------------------- formats
+
+
+def test_numbers_dates_and_how_often_in_each_language():
+    assert language.number(5099, "en") == "5,099" and language.number(5099, "it") == "5.099"
+    assert language.one_in(1 / 5099, "en") == "1 deal in 5,099"
+    assert language.one_in(1 / 5099, "it") == "1 smazzata su 5.099"
+    assert language.one_in(1 / 20.6, "it") == "1 smazzata su 20,6" and language.one_in(1 / 20.6, "en") == "1 deal in 20.6"
+    assert language.one_in(1 / 66, "en") == "1 deal in 66"
+    assert language.one_in(0.99, "it") == "quasi ogni smazzata" and language.one_in(0, "en") == "never"
+    moment = datetime(2026, 12, 1, 11, 20, 5, tzinfo=UTC)
+    assert language.when(moment, "en") == "Dec 1, 2026, 11:20 UTC"
+    assert language.when(moment, "it") == "1 dic 2026, 11:20 UTC"
+
+
+# -------------------------------------------------------------------------- words
+
+
+def test_a_scenario_in_words_in_italian_and_english():
+    first = dsl.parse(SPLINTER).scenarios[0]
+    assert sentence(first, "it") == (
+        "Apertore: 5+ cuori, 12-21 punti; Rispondente: 4+ cuori, singolo o vuoto a fiori senza onori, 10-15 punti"
+    )
+    assert sentence(first, "en") == (
+        "Opener: 5+ hearts, 12-21 HCP; Responder: 4+ hearts, singleton or void in clubs with no honours, 10-15 HCP"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "italian"),
+    [
+        ("opener S:0 H:1 D:2 shape:balanced", ["Apertore: vuoto a picche, singolo a cuori, doubleton a quadri, bilanciata"]),
+        ("opener x:6+ xhcp:4+ S:4", ["Apertore: 4 picche, un altro colore di 6+ carte con 4+ punti"]),
+        ("opener Hhcp:0 ; opp1 hcp:8-16 fit:M8+", ["Apertore: senza onori a cuori", "Avversario di sinistra: 8-16 punti"]),
+        ("responder S:3 fit:S8+ ; opener", ["Apertore: qualsiasi mano", "Rispondente: 3 picche", "Apertore e rispondente insieme: 8+ picche"]),
+    ],
+)
+def test_every_kind_of_constraint_has_words(text, italian):
+    result = dsl.parse(text)
+    assert result.valid, result.errors
+    lines = describe(result.scenarios[0], "it")
+    assert lines[: len(italian)] == italian or lines == italian, lines
+    assert all("%" not in line and "{" not in line for line in describe(result.scenarios[0], "en"))
+
+
+# -------------------------------------------------------------------------- editors' messages
+
+
+def test_messages_are_said_in_the_language_asked_for_and_english_elsewhere():
+    raw = "opener H:5+ hcp:30-10; responder X:3"
+    english = dsl.parse(raw)
+    with messages.speaking("it"):
+        italian = dsl.parse(raw)
+        assert messages.render(ErrorCode.EMPTY_POSITION).startswith("Posizione vuota")
+    assert [e.code for e in italian.errors] == [e.code for e in english.errors]
+    assert [e.offset for e in italian.errors] == [e.offset for e in english.errors]
+    assert italian.errors[0].message == "In \"30-10\" il minimo 30 è maggiore del massimo 10."
+    assert italian.errors[0].hint == "Intendevi \"10-30\"?"
+    assert english.errors[0].message == "In \"30-10\" the minimum 30 is greater than the maximum 10."
+    assert "non è una chiave nota" in italian.errors[1].message and "hcp" in italian.errors[1].message
+    assert messages.render(ErrorCode.EMPTY_POSITION).startswith("Empty position")
+
+
+def test_validate_speaks_the_terminal_language_and_its_json_keeps_the_english_message(capsys):
+    raw = "opener H:5+ hcp:30-10"
+    assert main(["validate", "--lang", "it", raw]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("non valido: 1 errore") and "riga 1, colonna 17" in out and "suggerimento: Intendevi" in out
+    assert main(["validate", raw]) == 1
+    assert capsys.readouterr().out.startswith("invalid: 1 error")
+    assert main(["validate", "--json", "--lang", "it", raw]) == 1
+    error = json.loads(capsys.readouterr().out)["validate"]["errors"][0]
+    assert error["message"].startswith("In \"30-10\" the minimum") and error["localMessage"].startswith("In \"30-10\" il minimo")
+    assert error["localHint"] == "Intendevi \"10-30\"?"
+    assert main(["validate", "--json", raw]) == 1
+    assert "localMessage" not in json.loads(capsys.readouterr().out)["validate"]["errors"][0]
+
+
+# -------------------------------------------------------------------------- the built site
+
+
+@pytest.fixture(scope="module")
+def italian(state, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("it") / "output"
+    build(state, BuildSettings(out=out, deals=2))
+    return out
+
+
+@pytest.fixture(scope="module")
+def english(state, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("en") / "output"
+    build(state, BuildSettings(out=out, deals=2, lang="en"))
+    return out
+
+
+PAGES = ("index.html", f"conventions/{SPLINTER_ID}.html", "report/index.html")
+
+#: The English UI strings a reader of an Italian build must not meet (beside every English
+#: message id whose Italian differs, checked below as well).
+ENGLISH_UI = (
+    "Conventions", "Validation report", "Status", "Updated at", "Convention pages", "Broken DSL", "Template problems",
+    "Unsatisfiable scenarios", "Very rare scenarios", "Titles served by page id only", "None", "Opener", "Responder",
+    "opponent", "dealer", "HCP", "North", "South", "East", "West", "vulnerable", "Board", "1 deal in", "Download the deals",
+    "Page on the wiki", "Broken since", "Revision", "edit", "mirror page", "the edit that broke it",
+    "line", "column", "Did you mean", "is not a", "estimated", "For programs", "hearts", "spades", "clubs",
+    "diamonds", "Name", "any", "content last changed", "from the export",
+)
+
+
+def _visible(page: str) -> str:
+    """What a reader meets: the text, and the attributes read aloud or shown (titles, labels,
+    the words updated.js writes), without the wiki's own DSL (code and pre) or scripts."""
+    shown = re.sub(r"<(script|code|pre)\b.*?</\1>", " ", page, flags=re.S)
+    attributes = " ".join(re.findall(r'(?:title|aria-label|data-\w+|placeholder)="([^"]*)"', shown))
+    text = re.sub(r"<[^>]+>", " ", shown)
+    return html_lib.unescape(re.sub(r"\s+", " ", text + " " + attributes))
+
+
+def _wiki_text(out: Path) -> str:
+    """Text that comes from the wiki (titles, labels, DSL): English words there are the wiki's."""
+    files = [out / "api/listall.json", *sorted((out / "api/get/pageid").glob("*.json"))]
+    return " ".join(json.loads(f.read_text(encoding="utf-8")).__repr__() for f in files)
+
+
+def test_the_html_lang_follows_the_site_language(italian, english):
+    for page in PAGES:
+        assert '<html lang="it">' in (italian / page).read_text(encoding="utf-8")
+        assert '<html lang="en">' in (english / page).read_text(encoding="utf-8")
+
+
+def test_an_italian_build_has_no_english_ui_strings_left(italian):
+    it = _catalogue("it")
+    derived = set()
+    for message in it:
+        if not message.id or not isinstance(message.id, str) or message.id == message.string:
+            continue
+        for fragment in PLACEHOLDER.split(message.id):
+            if fragment and len(re.findall(r"[A-Za-z]{4,}", fragment)) >= 2:
+                derived.add(fragment.strip(" .,:;()\"'"))
+    wiki = _wiki_text(italian)
+    left = []
+    for page in PAGES:
+        text = _visible((italian / page).read_text(encoding="utf-8"))
+        for english_text in (*ENGLISH_UI, *sorted(derived)):
+            pattern = rf"(?<![\w-]){re.escape(english_text)}(?![\w-])"
+            if re.search(pattern, text) and not re.search(pattern, wiki):
+                left.append((page, english_text))
+    assert left == []
+
+
+def test_the_same_check_finds_english_in_an_english_build(english):
+    """The check above can fail: the English build shows the strings it looks for."""
+    text = " ".join(_visible((english / page).read_text(encoding="utf-8")) for page in PAGES)
+    found = [s for s in ENGLISH_UI if re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", text)]
+    assert len(found) >= len(ENGLISH_UI) - 8, sorted(set(ENGLISH_UI) - set(found))
+
+
+def test_the_italian_site_reads_as_italian(italian):
+    front = (italian / "index.html").read_text(encoding="utf-8")
+    assert "<h1>Convenzioni</h1>" in front and "24 pagine di convenzioni" in front
+    assert "1 smazzata su 5.099" in front  # Blackwood
+    page = (italian / f"conventions/{SPLINTER_ID}.html").read_text(encoding="utf-8")
+    assert "Apertore: 5+ cuori, 12-21 punti" in page and "singolo o vuoto a fiori senza onori" in page
+    assert "mazziere" in page and "Tutti in prima" in page and "Smazzata 1" in page
+    report = (italian / "report/index.html").read_text(encoding="utf-8")
+    assert "non ha un valore: scrivilo subito dopo i due punti" in report  # Gazzilli's error, in place
+    # report.json keeps the English messages: clients read them.
+    broken = json.loads((italian / "report/report.json").read_text(encoding="utf-8"))["broken"]
+    assert any("has no value" in e["message"] for row in broken for e in row["errors"])
+
+
+def test_the_report_links_the_edit_that_broke_a_page_and_says_what_its_last_valid_version_meant(state, tmp_path):
+    """Splinter valid, then broken by revision 9000: the report links its edit form and the
+    diff of revision 9000, says since when it is broken, shows the error in place, and says in
+    words what the revision still served means."""
+    import shutil
+    from dataclasses import replace
+
+    copy = tmp_path / "state.sqlite"
+    shutil.copy(state, copy)
+    out = tmp_path / "out"
+    build(copy, BuildSettings(out=out, deals=1))
+    with StateStore(copy) as store:
+        page = store.page(SPLINTER_ID)
+        served = page.revid
+        with store.transaction() as db:
+            StateStore.upsert(db, replace(page, raw="opener H:5+ hcp:12-21; responder H4+", revid=9000, timestamp="2026-11-30T10:00:00Z"))
+    build(copy, BuildSettings(out=out, deals=1))
+    report = (out / "report/index.html").read_text(encoding="utf-8")
+    section = report[report.index(f'id="page-{SPLINTER_ID}"') :]
+    section = section[: section.index("</section>")]
+    assert 'class="diff" href="http://127.0.0.1:8080/index.php?title=Splinter&amp;diff=prev&amp;oldid=9000"' in section
+    assert 'class="edit" href="http://127.0.0.1:8080/index.php?title=Splinter&amp;action=edit"' in section
+    assert "Errato dalla revisione 9000 (30 nov 2026, 10:00 UTC)." in section
+    assert "&#34;H4+&#34; non è un vincolo" in section or '"H4+" non è un vincolo' in section
+    assert f"Cosa dice la revisione {served}, l'ultima valida" in section
+    assert (
+        "<li>1H-4C: Apertore: 5+ cuori, 12-21 punti; Rispondente: 4+ cuori, singolo o vuoto a fiori senza onori, 10-15 punti</li>"
+        in section
+    )
+    assert "Aggiornato il" in report[: report.index('id="broken"')]
+
+
+def test_a_new_language_renders_every_page_again(state, tmp_path):
+    """Convention pages are reused while their inputs are the same (render_cache): the
+    language is one of those inputs."""
+    import shutil
+
+    copy = tmp_path / "state.sqlite"
+    shutil.copy(state, copy)
+    out = tmp_path / "out"
+    build(copy, BuildSettings(out=out, deals=1))
+    again = build(copy, BuildSettings(out=out, deals=1, lang="it"))
+    assert again.files_reused > 0 and not again.changed  # the wiki's language is Italian
+    english = build(copy, BuildSettings(out=out, deals=1, lang="en"))
+    assert english.files_rendered > 0 and english.changed
+    assert '<html lang="en">' in (out / f"conventions/{SPLINTER_ID}.html").read_text(encoding="utf-8")
+
+
+def test_a_diff_link_is_made_only_from_a_safe_siteinfo():
+    from site_builder.wiki_links import WikiLinks
+
+    good = SiteInfo(server="https://wiki.example.org", script_path="/w", article_path="/wiki/$1")
+    assert WikiLinks(good).diff("Contro sputnik", 12) == "https://wiki.example.org/w/index.php?title=Contro_sputnik&diff=prev&oldid=12"
+    for server in ("javascript:alert(1)//", "data:text/html,x", ""):
+        assert WikiLinks(SiteInfo(server=server, script_path="/w", article_path="/wiki/$1")).diff("X", 12) is None
