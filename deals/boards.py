@@ -76,6 +76,11 @@ class BoardDeal:
     def board_pbn(self) -> str:
         return self.board.turn(self.pbn)
 
+    def json_fields(self) -> dict[str, int | str]:
+        """What a deal of the deals JSON says of its board, after its `pbn`."""
+        b = self.board
+        return {"board": b.number, "dealer": b.dealer_letter, "vulnerable": b.vulnerable, "board_pbn": self.board_pbn}
+
 
 def page_boards(scenarios: Iterable[tuple[int, str, Sequence[str]]]) -> tuple[BoardDeal, ...]:
     """The boards of a page whose scenarios are `(number, label, deals)`, in the scenarios'

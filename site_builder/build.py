@@ -47,7 +47,7 @@ from .documents import (
 from .html import highlight, render
 from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, pbn_file, sample_job
+from .sampling import SampleJob, pbn_file, sample_job, seed_key
 from .status import Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
@@ -307,7 +307,7 @@ def render_files(
             continue
         key = keys[a.page.page_id]
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
-        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
+        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings)
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
@@ -347,8 +347,9 @@ def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
     return dumps(deals_document(a, outcomes))
 
 
-def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
-    return pbn_file(a.page.title, outcomes)
+def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], settings: BuildSettings) -> bytes:
+    assert a.served_revid is not None  # a page with deals has a served revision
+    return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, settings.seed))
 
 
 def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks) -> bytes:

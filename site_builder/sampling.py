@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
+from store.version import VERSION
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,18 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
     return deal_outcome(job.scenario, job.index, job.count, rng)
 
 
-def pbn_file(title: str, outcomes: Iterable[ScenarioDeals]) -> bytes:
-    """The page's deals as a PBN 2.1 export file, UTF-8; each scenario's label in a comment."""
+def seed_key(page_id: int, revid: int, seed: int) -> str:
+    """How the `[Generator]` tag names a page's seed: with `sample_job`'s key, and scenario
+    n (which the writer adds) its deals can be drawn again."""
+    return f"seed {seed}, page {page_id}, revision {revid}"
+
+
+def pbn_file(title: str, outcomes: Iterable[ScenarioDeals], seed: str) -> bytes:
+    """The page's boards as a PBN 2.1 export file (ASCII); each names its scenario."""
     from deals.formats import open_writer, write_all
 
+    from .status import GENERATOR
+
     out = io.BytesIO()
-    write_all(open_writer("pbn", out, event=title), outcomes)
+    write_all(open_writer("pbn", out, title=title, tool=f"{GENERATOR} {VERSION}", seed=seed), outcomes)
     return out.getvalue()

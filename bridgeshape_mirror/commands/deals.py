@@ -1,5 +1,6 @@
-"""`bridgeshape-mirror deals DSL [--scenario N] [--count N] [--seed S] [--format json|pbn]`:
-uniform sample deals for the scenarios of a shape_constraints string (the work is in `deals`)."""
+"""`bridgeshape-mirror deals DSL [--scenario N] [--count N] [--seed S] [--format json|pbn|lin]`:
+uniform sample deals for the scenarios of a shape_constraints string (the work is in `deals`),
+as boards numbered 1..n that take the scenarios in turn (`deals.boards`)."""
 
 from __future__ import annotations
 
@@ -70,8 +71,10 @@ def run(args: argparse.Namespace) -> ExitCode:
     from deals.outcome import deal_outcome
     from deals.rng import make_rng
 
+    from store.version import VERSION
+
     out = sys.stdout.buffer
-    writer = open_writer(args.format, out)
+    writer = open_writer(args.format, out, tool=f"bridgeshape-mirror {VERSION}", seed=f"seed {args.seed}")
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:
