@@ -35,6 +35,7 @@ from . import layout
 from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
 from .diagrams import HandView, hands
+from .export_links import ScenarioLinks, scenario_links
 from .documents import (
     deals_document,
     dumps,
@@ -47,7 +48,7 @@ from .documents import (
 from .html import highlight, render
 from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, pbn_file, sample_job, seed_key
+from .sampling import SampleJob, lin_file, pbn_file, sample_job, seed_key
 from .status import Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
@@ -308,6 +309,7 @@ def render_files(
         key = keys[a.page.page_id]
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings)
+        page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
@@ -392,12 +394,17 @@ class ScenarioView:
     dsl: str
     outcome: ScenarioDeals
     diagrams: tuple[dict[str, HandView], ...]
+    #: Its boards in BBO's hand viewer and its files (the `exports.html.j2` partial).
+    links: ScenarioLinks | None = None
 
 
 def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks) -> dict[str, Any]:
     # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
+    exports = scenario_links(a.page.page_id, outcomes)
     scenarios = [
-        ScenarioView(describe(scenario), format_scenario(scenario), outcome, tuple(hands(pbn) for pbn in outcome.deals))
+        ScenarioView(
+            describe(scenario), format_scenario(scenario), outcome, tuple(hands(pbn) for pbn in outcome.deals), exports.get(outcome.index)
+        )
         for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
     ]
     return {

@@ -109,6 +109,11 @@ def deals_pbn(page_id: int) -> PurePosixPath:
     return PurePosixPath(f"deals/{page_id}.pbn")
 
 
+def deals_lin(page_id: int) -> PurePosixPath:
+    """The same boards as the PBN file, in BBO's LIN format."""
+    return PurePosixPath(f"deals/{page_id}.lin")
+
+
 def convention_html(page_id: int) -> PurePosixPath:
     """The human page of one convention (our own path, not an API URL)."""
     return PurePosixPath(f"conventions/{page_id}.html")

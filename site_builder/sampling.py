@@ -52,3 +52,12 @@ def pbn_file(title: str, outcomes: Iterable[ScenarioDeals], seed: str) -> bytes:
     out = io.BytesIO()
     write_all(open_writer("pbn", out, title=title, tool=f"{GENERATOR} {VERSION}", seed=seed), outcomes)
     return out.getvalue()
+
+
+def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
+    """The page's boards (those of its PBN file) in BBO's LIN format, one line each."""
+    from deals.formats import open_writer, write_all
+
+    out = io.BytesIO()
+    write_all(open_writer("lin", out), outcomes)
+    return out.getvalue()

@@ -162,7 +162,7 @@ def _page_files(out: Path) -> set[str]:
 
 
 def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
-    """A page's own files (convention page, deals JSON, PBN) are rendered again only when
+    """A page's own files (convention page, deals JSON, PBN, LIN) are rendered again only when
     what they are made from changed; the result is what a build rendering everything gives."""
     import site_builder.render_cache as render_cache
 
@@ -171,7 +171,7 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     assert build(state, BuildSettings(out=out, deals=3)).files_reused == len(everything)
     _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
     edited = build(state, BuildSettings(out=out, deals=3))
-    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn"}
+    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin"}
     assert own <= everything and edited.files_reused == len(everything) - len(own)
     fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3))
     assert fresh.files_reused == 0

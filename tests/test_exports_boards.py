@@ -1,5 +1,5 @@
-"""The sample mirror's boards as bridge tools read them (issue 11): every PBN file loads in
-endplay with every board, dealer and vulnerability follow the board rotation, the opener's
+"""The sample mirror's boards as bridge tools read them (issue 11): every PBN and LIN file
+loads in endplay with every board, dealer and vulnerability follow the board rotation, the opener's
 hand is at the dealer's seat and satisfies the opener's constraints, and the PBN and JSON
 files hold the same deals."""
 
@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
+from endplay.parsers import lin as endplay_lin
 from endplay.parsers import pbn as endplay_pbn
 from endplay.types import Player, Vul
 
@@ -121,3 +123,33 @@ def test_every_pbn_file_is_in_strict_export_format(sample):
             assert names[: len(MANDATORY_TAGS)] == list(MANDATORY_TAGS) and names[len(MANDATORY_TAGS) :] == ["Generator"]
             assert re.fullmatch(r"\{scenario \d+(: .*)?\}", lines[-1])
             assert '"?"]' not in " ".join(line for line in lines if line.startswith(("[Dealer", "[Vulnerable")))
+
+
+def test_endplay_reads_every_board_of_every_lin_file_and_they_are_the_pbn_boards(sample):
+    out, pages = sample
+    for page_id, (deals, _) in pages.items():
+        text = (out / f"deals/{page_id}.lin").read_bytes().decode("ascii")
+        lines = text.split("\n")
+        assert lines[-1] == "" and all(line.startswith("pn|") for line in lines[:-1])
+        lin_boards = endplay_lin.loads(text)
+        pbn_boards = endplay_pbn.loads((out / f"deals/{page_id}.pbn").read_text(encoding="ascii"))
+        assert len(lin_boards) == len(pbn_boards) == len(lines) - 1
+        for number, (lin, pbn) in enumerate(zip(lin_boards, pbn_boards), start=1):
+            assert lin.board_num == pbn.board_num == number
+            assert (lin.dealer, lin.vul) == (pbn.dealer, pbn.vul)
+            assert lin.deal.to_pbn() == pbn.deal.to_pbn()
+
+
+def test_the_convention_page_links_each_board_to_bbo(sample):
+    out, pages = sample
+    deals, _ = pages[42]
+    html = (out / "conventions/42.html").read_text(encoding="utf-8")
+    urls = re.findall(r'href="(https://www\.bridgebase\.com/tools/handviewer\.html\?lin=[^"]+)"', html)
+    lines = (out / "deals/42.lin").read_text(encoding="ascii").splitlines()
+    assert len(urls) == len(lines) == sum(len(s["deals"]) for s in deals["scenarios"])
+    by_number = {int(re.search(r"\|ah\|Board (\d+)\|", line).group(1)): line for line in lines}
+    for url in urls:
+        line = unquote(url.split("?lin=", 1)[1])
+        number = int(re.search(r"\|ah\|Board (\d+)\|", line).group(1))
+        assert line == by_number[number]
+    assert 'href="../deals/42.lin"' in html

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 #: Format name -> its module in this package. The modules are imported when a writer is
 #: opened, so the command line lists the names without importing numpy.
-FORMATS: dict[str, str] = {"json": ".json", "pbn": ".pbn"}
+FORMATS: dict[str, str] = {"json": ".json", "pbn": ".pbn", "lin": ".lin"}
 
 
 class DealsWriter(Protocol):

@@ -1,0 +1,38 @@
+"""What a convention page links to for each scenario, beyond its diagrams: each board in
+BBO's hand viewer, the page's LIN file, and the scenario's scripts (the template
+`exports.html.j2` shows them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deals.formats.lin import handviewer_url
+from deals.outcome import ScenarioDeals, outcome_boards
+
+from . import layout
+
+
+@dataclass(frozen=True)
+class BoardLink:
+    number: int
+    url: str
+
+
+@dataclass(frozen=True)
+class ScenarioLinks:
+    """Scenario `index`'s boards in BBO's hand viewer and the page's LIN file (paths from the
+    mirror's root)."""
+
+    index: int
+    boards: tuple[BoardLink, ...]
+    lin_url: str
+
+
+def scenario_links(page_id: int, outcomes: Sequence[ScenarioDeals]) -> dict[int, ScenarioLinks]:
+    """The links of each scenario of a page, by scenario index."""
+    boards: dict[int, list[BoardLink]] = {o.index: [] for o in outcomes}
+    for b in outcome_boards(outcomes):
+        boards[b.scenario].append(BoardLink(b.board.number, handviewer_url(b)))
+    lin = str(layout.deals_lin(page_id))
+    return {index: ScenarioLinks(index, tuple(links), lin) for index, links in boards.items()}
