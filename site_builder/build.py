@@ -48,7 +48,7 @@ from .documents import (
 from .html import highlight, render
 from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, lin_file, pbn_file, sample_job, seed_key
+from .sampling import SampleJob, lin_file, pbn_file, sample_job, script_files, seed_key
 from .status import Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
@@ -302,6 +302,7 @@ def render_files(
         digest = cache.reusable(path, key)
         files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make(*args))
 
+    published_scripts: dict[int, frozenset[PurePosixPath]] = {}
     for a in analyses:
         outcomes = deals.get(a.page.page_id)
         if outcomes is None:
@@ -310,10 +311,14 @@ def render_files(
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings)
         page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
+        scripts = script_files(a.page.page_id, a.page.title, a.scenarios, outcomes)
+        for path, text in scripts.items():
+            page_file(path, key, bytes, text)
+        published_scripts[a.page.page_id] = frozenset(scripts)
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
-        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
+        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, published_scripts.get(a.page.page_id, frozenset()))
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
@@ -354,8 +359,10 @@ def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], settings: BuildSettings
     return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, settings.seed))
 
 
-def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks) -> bytes:
-    view = _convention_view(a, deals.get(a.page.page_id, []), links)
+def _convention_html(
+    a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, scripts: frozenset[PurePosixPath] = frozenset()
+) -> bytes:
+    view = _convention_view(a, deals.get(a.page.page_id, []), links, scripts)
     return render("convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
 
@@ -398,9 +405,11 @@ class ScenarioView:
     links: ScenarioLinks | None = None
 
 
-def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks) -> dict[str, Any]:
+def _convention_view(
+    a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, scripts: frozenset[PurePosixPath] = frozenset()
+) -> dict[str, Any]:
     # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
-    exports = scenario_links(a.page.page_id, outcomes)
+    exports = scenario_links(a.page.page_id, outcomes, scripts)
     scenarios = [
         ScenarioView(
             describe(scenario), format_scenario(scenario), outcome, tuple(hands(pbn) for pbn in outcome.deals), exports.get(outcome.index)

@@ -114,6 +114,11 @@ def deals_lin(page_id: int) -> PurePosixPath:
     return PurePosixPath(f"deals/{page_id}.lin")
 
 
+def script(page_id: int, index: int, suffix: str) -> PurePosixPath:
+    """Scenario `index` (from 1) of a page as an exact script: `.dlr` for dealer, `.tcl` for Deal 3.1."""
+    return PurePosixPath(f"scripts/{page_id}/{index}{suffix}")
+
+
 def convention_html(page_id: int) -> PurePosixPath:
     """The human page of one convention (our own path, not an API URL)."""
     return PurePosixPath(f"conventions/{page_id}.html")

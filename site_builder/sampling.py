@@ -4,12 +4,16 @@ index, seed), so a revision always gets the same deals; and the page's PBN file.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
 from store.version import VERSION
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -61,3 +65,28 @@ def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
     out = io.BytesIO()
     write_all(open_writer("lin", out), outcomes)
     return out.getvalue()
+
+
+def script_files(page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]) -> dict[PurePosixPath, bytes]:
+    """Each scenario of a page as an exact dealer and Deal 3.1 script (`scripts/<pageId>/<n>`),
+    its header with the scenario's probability. A scenario a language cannot say exactly
+    gets no script in it (and a warning): never an approximate one."""
+    from deals.errors import NotExpressible
+    from deals.scripts.export import script
+    from deals.scripts.header import ScriptScenario
+    from deals.scripts.render import TARGETS
+
+    from . import layout
+    from .status import GENERATOR
+
+    files: dict[PurePosixPath, bytes] = {}
+    for scenario, outcome in zip(scenarios, outcomes, strict=True):
+        chosen = [ScriptScenario(outcome.index, scenario, outcome.probability)]
+        for target, (_, suffix) in TARGETS.items():
+            try:
+                text = script(target, chosen, title=title, tool=f"{GENERATOR} {VERSION}", total=len(scenarios))
+            except NotExpressible as exc:
+                log.warning("page %s, scenario %s: no %s script: %s", page_id, outcome.index, target, exc)
+                continue
+            files[layout.script(page_id, outcome.index, suffix)] = text.encode("utf-8")
+    return files

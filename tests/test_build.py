@@ -158,7 +158,7 @@ def test_rebuild_of_unchanged_input_writes_nothing(mirror):
 
 
 def _page_files(out: Path) -> set[str]:
-    return {p for p in files_of(out) if p.startswith(("conventions/", "api/deals/", "deals/"))}
+    return {p for p in files_of(out) if p.startswith(("conventions/", "api/deals/", "deals/", "scripts/"))}
 
 
 def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
@@ -171,12 +171,13 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     assert build(state, BuildSettings(out=out, deals=3)).files_reused == len(everything)
     _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
     edited = build(state, BuildSettings(out=out, deals=3))
-    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin"}
-    assert own <= everything and edited.files_reused == len(everything) - len(own)
+    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl"}
+    gone = {p for p in everything if p.startswith("scripts/42/")} - own  # scenarios 2..6 are no more
+    assert own <= everything and len(gone) == 10 and edited.files_reused == len(everything) - len(own) - len(gone)
     fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3))
     assert fresh.files_reused == 0
     mine, theirs = files_of(out), files_of(tmp_path / "fresh")
-    assert {p: mine[p] for p in everything} == {p: theirs[p] for p in everything}
+    assert {p: mine[p] for p in everything - gone} == {p: theirs[p] for p in everything - gone}
     assert "H:6+" in mine["conventions/42.html"].decode("utf-8")
     # other code or templates: everything is rendered again (and comes out the same here)
     monkeypatch.setattr(render_cache, "code_digest", lambda: "another version of the code")

@@ -153,3 +153,18 @@ def test_the_convention_page_links_each_board_to_bbo(sample):
         number = int(re.search(r"\|ah\|Board (\d+)\|", line).group(1))
         assert line == by_number[number]
     assert 'href="../deals/42.lin"' in html
+
+
+def test_the_mirror_has_each_scenario_as_scripts_linked_from_its_page(sample):
+    out, pages = sample
+    deals, scenarios = pages[42]
+    html = (out / "conventions/42.html").read_text(encoding="utf-8")
+    for scenario in deals["scenarios"]:
+        n = scenario["index"]
+        dlr = (out / f"scripts/42/{n}.dlr").read_text(encoding="utf-8")
+        tcl = (out / f"scripts/42/{n}.tcl").read_text(encoding="utf-8")
+        assert "# page: Splinter" in dlr and f"# scenario {n} of 6: {scenario['label']}" in dlr
+        assert f"exact probability {scenario['probability_fraction']}" in dlr and "action printoneline" in dlr
+        assert "main {" in tcl and f"exact probability {scenario['probability_fraction']}" in tcl
+        assert f'href="../scripts/42/{n}.dlr"' in html and f'href="../scripts/42/{n}.tcl"' in html
+    assert not (out / "scripts/42/7.dlr").exists()

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Protocol
 
 from site_builder.publish import PublishError
+from deals.errors import NotExpressible
 from store.errors import LockHeld, StateError, SuspiciousChange
 from store.lock import RunLock
 from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
@@ -29,7 +30,7 @@ EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode]
     (SuspiciousChange, ExitCode.REFUSED),
     ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
     ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
-    (DumpError, ExitCode.INVALID),
+    ((DumpError, NotExpressible), ExitCode.INVALID),
     (StateError, ExitCode.STATE_ERROR),
     (PublishError, ExitCode.BUILD_ERROR),
 )
