@@ -46,6 +46,7 @@ from .documents import (
     status_document,
 )
 from .html import highlight, render
+from .manifest import manifest_document
 from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, lin_file, pbn_file, sample_job, script_files, seed_key
@@ -327,6 +328,8 @@ def render_files(
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
     status = _settle_status(report, files, remembered_status)
+    # After the status: the manifest carries its build time and the digests of the files above.
+    files[layout.MANIFEST] = dumps(manifest_document(analyses, deals, titles.paths, files, status.built_at if status else None))
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
     files[layout.REPORT_HTML] = render(
         "report.html.j2", root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT,

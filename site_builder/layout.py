@@ -16,6 +16,8 @@ INDEX_HTML = PurePosixPath("index.html")
 SCHEMA_DIR = PurePosixPath("api/schema")
 #: Freshness: version, source, last sync and build, page counts, the last refusal.
 STATUS = PurePosixPath("api/status.json")
+#: Every page's files with their SHA-256, scenarios and status, in one request.
+MANIFEST = PurePosixPath("api/manifest.json")
 #: The nginx snippet that answers api.php URLs from this mirror (include it in a server {}).
 NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
 

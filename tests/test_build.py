@@ -119,6 +119,8 @@ def test_every_json_file_matches_its_schema(mirror):
             check("listall.json", doc)
         elif rel.startswith("api/deals/"):
             check("deals.json", doc)
+        elif rel == "api/manifest.json":
+            check("manifest.json", doc)
         else:
             continue
         checked += 1

@@ -168,3 +168,33 @@ def test_the_mirror_has_each_scenario_as_scripts_linked_from_its_page(sample):
         assert "main {" in tcl and f"exact probability {scenario['probability_fraction']}" in tcl
         assert f'href="../scripts/42/{n}.dlr"' in html and f'href="../scripts/42/{n}.tcl"' in html
     assert not (out / "scripts/42/7.dlr").exists()
+
+
+def test_the_manifest_lists_every_page_and_its_files_with_their_digests(sample):
+    import hashlib
+
+    out, pages = sample
+    manifest = json.loads((out / "api/manifest.json").read_text(encoding="utf-8"))
+    status = json.loads((out / "api/status.json").read_text(encoding="utf-8"))
+    listall = json.loads((out / "api/listall.json").read_text(encoding="utf-8"))["pages"]
+    assert manifest["schemaVersion"] == 1 and manifest["generator"] == {"name": "bridgeshape-mirror", "version": VERSION}
+    assert manifest["builtAt"] == status["builtAt"]
+    assert [(p["pageId"], p["title"], p["status"]) for p in manifest["pages"]] == [(p["pageId"], p["title"], p["status"]) for p in listall]
+    for page in manifest["pages"]:
+        for entry in page["files"]:
+            assert hashlib.sha256((out / entry["path"]).read_bytes()).hexdigest() == entry["sha256"]
+        paths = {entry["path"] for entry in page["files"]}
+        pid = page["pageId"]
+        if pid in pages:
+            deals, _ = pages[pid]
+            assert page["revid"] == deals["revid"]
+            assert [(s["index"], s["label"], s["probability"]) for s in page["scenarios"]] == [
+                (s["index"], s["label"], s["probability"]) for s in deals["scenarios"]
+            ]
+            n = len(deals["scenarios"])
+            assert {f"api/get/pageid/{pid}.json", f"api/deals/{pid}.json", f"deals/{pid}.pbn", f"deals/{pid}.lin"} <= paths
+            assert {f"scripts/{pid}/{i}{s}" for i in range(1, n + 1) for s in (".dlr", ".tcl")} <= paths
+        else:
+            assert page["scenarios"] == [] and not any(p.startswith(("api/deals/", "deals/", "scripts/")) for p in paths)
+    splinter = next(p for p in manifest["pages"] if p["pageId"] == 42)
+    assert "api/get/title/Splinter.json" in {entry["path"] for entry in splinter["files"]}
