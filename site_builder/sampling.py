@@ -1,17 +1,23 @@
 """Sample deals for the mirror: each scenario's outcome seeded from (pageId, revid, scenario
-index, seed), so a revision always gets the same deals; and the page's PBN file."""
+index, seed), so a revision always gets the same deals; and the page's PBN and LIN files and
+scripts."""
 
 from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
 from store.version import VERSION
+
+if TYPE_CHECKING:
+    from deals.boards import BoardDeal
+    from deals.pbn import PbnTag
 
 log = logging.getLogger(__name__)
 
@@ -47,14 +53,18 @@ def seed_key(page_id: int, revid: int, seed: int) -> str:
     return f"seed {seed}, page {page_id}, revision {revid}"
 
 
-def pbn_file(title: str, outcomes: Iterable[ScenarioDeals], seed: str) -> bytes:
-    """The page's boards as a PBN 2.1 export file (ASCII); each names its scenario."""
-    from deals.formats import open_writer, write_all
+def pbn_file(
+    title: str, outcomes: Iterable[ScenarioDeals], seed: str, extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None
+) -> bytes:
+    """The page's boards as a PBN 2.1 export file (ASCII); each names its scenario.
+    `extra_tags(board)` gives a board's further supplementary tags (double-dummy results)."""
+    from deals.formats import write_all
+    from deals.formats.pbn import Writer
 
     from .status import GENERATOR
 
     out = io.BytesIO()
-    write_all(open_writer("pbn", out, title=title, tool=f"{GENERATOR} {VERSION}", seed=seed), outcomes)
+    write_all(Writer(out, title=title, tool=f"{GENERATOR} {VERSION}", seed=seed, extra_tags=extra_tags), outcomes)
     return out.getvalue()
 
 

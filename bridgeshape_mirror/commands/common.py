@@ -123,3 +123,17 @@ def read_dsl_argument(value: str) -> str:
     """The DSL given on the command line, or standard input for "-"; trimmed like a template value."""
     text = sys.stdin.read() if value == "-" else value
     return text.strip(" \t\r\n")
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of 1 or more (a scenario number, a count)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def print_dsl_errors(errors) -> None:
+    """A DSL's errors on stderr, one a line with where they are (for `deals` and `export`)."""
+    for error in errors:
+        print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)

@@ -11,20 +11,13 @@ import sys
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
-from .common import read_dsl_argument
+from .common import positive, print_dsl_errors, read_dsl_argument
 
 
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
 
 
@@ -41,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
-    parser.add_argument("--scenario", type=_positive, metavar="N", help="deal only scenario N (counting from 1)")
+    parser.add_argument("--scenario", type=positive, metavar="N", help="deal only scenario N (counting from 1)")
     parser.add_argument("--count", type=_non_negative, default=10, metavar="N", help="deals per scenario (default 10)")
     parser.add_argument(
         "--seed", type=_non_negative, default=0, metavar="S",
@@ -57,8 +50,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     raw = read_dsl_argument(args.dsl)
     result = dsl.parse(raw)
     if not result.valid:
-        for error in result.errors:
-            print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)
+        print_dsl_errors(result.errors)
         return ExitCode.INVALID
     scenarios = list(enumerate(result.scenarios, start=1))
     if args.scenario is not None:

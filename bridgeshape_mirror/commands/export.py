@@ -8,16 +8,9 @@ import argparse
 import sys
 
 from ..exit_codes import ExitCode
-from .common import described, exit_code_for, read_dsl_argument
+from .common import described, exit_code_for, positive, print_dsl_errors, read_dsl_argument
 
 TARGETS = ("dealer", "deal")
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
     parser.add_argument("--to", choices=TARGETS, required=True, help="the script language: dealer or deal (Tcl)")
-    parser.add_argument("--scenario", type=_positive, metavar="N", help="scenario N only (counting from 1)")
+    parser.add_argument("--scenario", type=positive, metavar="N", help="scenario N only (counting from 1)")
     parser.set_defaults(handler=run)
 
 
@@ -45,8 +38,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     raw = read_dsl_argument(args.dsl)
     result = dsl.parse(raw)
     if not result.valid:
-        for error in result.errors:
-            print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)
+        print_dsl_errors(result.errors)
         return ExitCode.INVALID
     scenarios = list(enumerate(result.scenarios, start=1))
     if not scenarios:

@@ -17,39 +17,26 @@ from __future__ import annotations
 import json
 from typing import BinaryIO
 
-import numpy as np
-
-from ..outcome import ScenarioDeals, outcome_boards
-from ..pbn import format_many
+from ..outcome import outcome_boards
+from .held import HeldDeals
 
 
-class Writer:
+class Writer(HeldDeals):
     def __init__(self, out: BinaryIO, **context: str):
         # `context` (title, tool, seed) is for the formats that print it; JSON has its own fields.
+        super().__init__()
         self._out = out
-        self._held: dict[int, list[str]] = {}
-        self._outcomes: list[ScenarioDeals] = []
-
-    def begin(self) -> None:
-        pass
-
-    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        self._held.setdefault(index, []).extend(format_many(batch))
-
-    def scenario(self, outcome: ScenarioDeals) -> None:
-        deals = tuple(self._held.pop(outcome.index, ())) + outcome.deals
-        self._outcomes.append(ScenarioDeals(outcome.index, outcome.label, deals, outcome.probability, outcome.unsatisfiable, outcome.too_rare))
 
     def end(self) -> None:
-        lines: dict[int, list[str]] = {o.index: [] for o in self._outcomes}
-        for b in outcome_boards(self._outcomes):
+        lines: dict[int, list[str]] = {o.index: [] for o in self.outcomes}
+        for b in outcome_boards(self.outcomes):
             # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
             lines[b.scenario].append(
                 f'{{"pbn": "{b.pbn}", "board": {b.board.number}, "dealer": "{b.board.dealer_letter}", '
                 f'"vulnerable": "{b.board.vulnerable}", "board_pbn": "{b.board_pbn}"}}'
             )
         entries = []
-        for o in self._outcomes:
+        for o in self.outcomes:
             head = f'{{"index": {o.index}, "label": {json.dumps(o.label, ensure_ascii=False)}, "deals": ['
             deals = ("\n" + ",\n".join(lines[o.index]) + "\n") if lines[o.index] else ""
             tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())

@@ -14,13 +14,11 @@ from __future__ import annotations
 from typing import BinaryIO
 from urllib.parse import quote
 
-import numpy as np
-
 from dsl.deck import SEAT_LETTERS, SUIT_LETTERS
 
 from ..boards import BoardDeal
-from ..outcome import ScenarioDeals, outcome_boards
-from ..pbn import format_many
+from ..outcome import outcome_boards
+from .held import HeldDeals
 
 #: Seat (0..3 = N E S W) -> LIN's digit; hands are listed from South (seat 2) clockwise.
 _SEAT_DIGIT = {0: "3", 1: "4", 2: "1", 3: "2"}
@@ -45,22 +43,11 @@ def handviewer_url(b: BoardDeal) -> str:
     return HANDVIEWER + quote(lin_line(b), safe="")
 
 
-class Writer:
+class Writer(HeldDeals):
     def __init__(self, out: BinaryIO, **context: str):
         # `context` (title, tool, seed): LIN has no place that readers would ignore for them.
+        super().__init__()
         self._out = out
-        self._held: dict[int, list[str]] = {}
-        self._outcomes: list[ScenarioDeals] = []
-
-    def begin(self) -> None:
-        pass
-
-    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        self._held.setdefault(index, []).extend(format_many(batch))
-
-    def scenario(self, outcome: ScenarioDeals) -> None:
-        deals = tuple(self._held.pop(outcome.index, ())) + outcome.deals
-        self._outcomes.append(ScenarioDeals(outcome.index, outcome.label, deals, outcome.probability))
 
     def end(self) -> None:
-        self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self._outcomes)).encode("ascii"))
+        self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self.outcomes)).encode("ascii"))

@@ -13,11 +13,11 @@ import io
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
-import numpy as np
-
 from ..boards import BoardDeal
-from ..outcome import ScenarioDeals, outcome_boards
-from ..pbn import PbnExportWriter, PbnGame, PbnTag, format_many
+from ..outcome import outcome_boards
+from ..pbn import PbnExportWriter, PbnGame, PbnTag
+from .held import HeldDeals
+
 
 def event(title: str, index: int, label: str) -> str:
     """`[Event]`: the page title (when there is one) and the scenario's label (or number)."""
@@ -33,7 +33,7 @@ def generator(tool: str, seed: str, index: int) -> str:
     return f"{tool} ({seed}, scenario {index})"
 
 
-class Writer:
+class Writer(HeldDeals):
     """`title`: the page title in every `[Event]` (none for the `deals` command); `tool`:
     the program's name and version and `seed` the seed key the deals were drawn with, as
     the `[Generator]` tag says them."""
@@ -46,28 +46,17 @@ class Writer:
         seed: str = "seed 0",
         extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None,
     ):
+        super().__init__()
         self._text = io.TextIOWrapper(out, encoding="ascii", newline="", write_through=True)
         self._title = title
         self._tool = tool
         self._seed = seed
         self._extra_tags = extra_tags
-        self._held: dict[int, list[str]] = {}
-        self._outcomes: list[ScenarioDeals] = []
-
-    def begin(self) -> None:
-        pass
-
-    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        self._held.setdefault(index, []).extend(format_many(batch))
-
-    def scenario(self, outcome: ScenarioDeals) -> None:
-        deals = tuple(self._held.pop(outcome.index, ())) + outcome.deals
-        self._outcomes.append(ScenarioDeals(outcome.index, outcome.label, deals, outcome.probability))
 
     def end(self) -> None:
         pbn = PbnExportWriter(self._text)
         pbn.finish()  # the header, even when no game follows
-        for b in outcome_boards(self._outcomes):
+        for b in outcome_boards(self.outcomes):
             tags = (PbnTag("Generator", generator(self._tool, self._seed, b.scenario)),)
             if self._extra_tags is not None:
                 tags += tuple(self._extra_tags(b))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from dsl.deck import SEAT_LETTERS
 
-from .condition import All, Any, Bound, Condition, Kind, Measure
+from .condition import All, Bound, Condition, Kind, Measure
 
 SEAT_WORDS = {letter: word for letter, word in zip(SEAT_LETTERS, ("north", "east", "south", "west"))}
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
