@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import BinaryIO
 
-from ..outcome import outcome_boards
+from ..boards import board_numbers, dealer_and_vulnerable
 from .held import HeldDeals
 
 
@@ -28,17 +28,26 @@ class Writer(HeldDeals):
         self._out = out
 
     def end(self) -> None:
-        lines: dict[int, list[str]] = {o.index: [] for o in self.outcomes}
-        for b in outcome_boards(self.outcomes):
-            # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
-            lines[b.scenario].append(
-                f'{{"pbn": "{b.pbn}", "board": {b.board.number}, "dealer": "{b.board.dealer_letter}", '
-                f'"vulnerable": "{b.board.vulnerable}", "board_pbn": "{b.board_pbn}"}}'
-            )
-        entries = []
-        for o in self.outcomes:
+        # Board numbers without BoardDeal objects, and written a scenario at a time: 100,000
+        # deals stay within the command's time and memory (benchmarks/deals_vs_dealer.py).
+        numbers = board_numbers([len(o.deals) for o in self.outcomes])
+        self._out.write(b'{"scenarios": [')
+        for i, (o, board) in enumerate(zip(self.outcomes, numbers)):
             head = f'{{"index": {o.index}, "label": {json.dumps(o.label, ensure_ascii=False)}, "deals": ['
-            deals = ("\n" + ",\n".join(lines[o.index]) + "\n") if lines[o.index] else ""
+            self._out.write((("," if i else "") + "\n" + head).encode("utf-8"))
+            for start in range(0, len(o.deals), _CHUNK):
+                lines = []
+                for pbn, n in zip(o.deals[start : start + _CHUNK], board[start : start + _CHUNK]):
+                    dealer, vulnerable = dealer_and_vulnerable(n)
+                    # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
+                    lines.append(
+                        f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
+                        f'"board_pbn": "{dealer}{pbn[1:]}"}}'
+                    )
+                self._out.write(((",\n" if start else "\n") + ",\n".join(lines)).encode("ascii"))
             tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())
-            entries.append(head + deals + "]" + tail + "}")
-        self._out.write(('{"scenarios": [' + "".join("\n" + e + ("," if i < len(entries) - 1 else "") for i, e in enumerate(entries)) + "\n]}\n").encode("utf-8"))
+            self._out.write((("\n" if o.deals else "") + "]" + tail + "}").encode("utf-8"))
+        self._out.write(b"\n]}\n")
+
+
+_CHUNK = 10_000
