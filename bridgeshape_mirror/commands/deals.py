@@ -62,7 +62,6 @@ def run(args: argparse.Namespace) -> ExitCode:
     from deals.formats import open_writer
     from deals.outcome import deal_outcome
     from deals.rng import make_rng
-
     from store.version import VERSION
 
     out = sys.stdout.buffer
