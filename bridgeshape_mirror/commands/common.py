@@ -133,7 +133,21 @@ def positive(text: str) -> int:
     return value
 
 
-def print_dsl_errors(errors) -> None:
-    """A DSL's errors on stderr, one a line with where they are (for `deals` and `export`)."""
-    for error in errors:
-        print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)
+def chosen_scenarios(dsl_argument: str, scenario: int | None) -> tuple[list, int] | ExitCode:
+    """For `deals` and `export`: the DSL argument's scenarios as (number, Scenario), all or
+    only `scenario`, and how many the DSL has; or, having said why on stderr, the exit
+    status (an invalid DSL, a scenario number past the last)."""
+    import dsl
+
+    result = dsl.parse(read_dsl_argument(dsl_argument))
+    if not result.valid:
+        for error in result.errors:
+            print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)
+        return ExitCode.INVALID
+    scenarios = list(enumerate(result.scenarios, start=1))
+    if scenario is not None:
+        if scenario > len(scenarios):
+            print(f"--scenario {scenario}: the DSL has {len(scenarios)} scenario(s)", file=sys.stderr)
+            return ExitCode.USAGE
+        scenarios = [scenarios[scenario - 1]]
+    return scenarios, len(result.scenarios)

@@ -11,7 +11,7 @@ import sys
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
-from .common import positive, print_dsl_errors, read_dsl_argument
+from .common import chosen_scenarios, positive
 
 
 def _non_negative(text: str) -> int:
@@ -45,19 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    import dsl
-
-    raw = read_dsl_argument(args.dsl)
-    result = dsl.parse(raw)
-    if not result.valid:
-        print_dsl_errors(result.errors)
-        return ExitCode.INVALID
-    scenarios = list(enumerate(result.scenarios, start=1))
-    if args.scenario is not None:
-        if args.scenario > len(scenarios):
-            print(f"--scenario {args.scenario}: the DSL has {len(scenarios)} scenario(s)", file=sys.stderr)
-            return ExitCode.USAGE
-        scenarios = [scenarios[args.scenario - 1]]
+    chosen = chosen_scenarios(args.dsl, args.scenario)
+    if isinstance(chosen, ExitCode):
+        return chosen
+    scenarios, _ = chosen
 
     from deals.formats import open_writer
     from deals.outcome import deal_outcome

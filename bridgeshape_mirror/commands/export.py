@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from ..exit_codes import ExitCode
-from .common import described, exit_code_for, positive, print_dsl_errors, read_dsl_argument
+from .common import chosen_scenarios, described, exit_code_for, positive
 
 TARGETS = ("dealer", "deal")
 
@@ -33,22 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    import dsl
-
-    raw = read_dsl_argument(args.dsl)
-    result = dsl.parse(raw)
-    if not result.valid:
-        print_dsl_errors(result.errors)
-        return ExitCode.INVALID
-    scenarios = list(enumerate(result.scenarios, start=1))
+    picked = chosen_scenarios(args.dsl, args.scenario)
+    if isinstance(picked, ExitCode):
+        return picked
+    scenarios, total = picked
     if not scenarios:
         print("the DSL has no scenario: there is nothing to write", file=sys.stderr)
         return ExitCode.INVALID
-    if args.scenario is not None:
-        if args.scenario > len(scenarios):
-            print(f"--scenario {args.scenario}: the DSL has {len(scenarios)} scenario(s)", file=sys.stderr)
-            return ExitCode.USAGE
-        scenarios = [scenarios[args.scenario - 1]]
 
     from deals.errors import NotExpressible
     from deals.outcome import deal_outcome
@@ -60,7 +51,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     # The header's probability: the count the deals command makes (no deal drawn).
     chosen = [ScriptScenario(i, s, deal_outcome(s, i, 0, make_rng(0, i)).probability) for i, s in scenarios]
     try:
-        text = script(args.to, chosen, tool=f"bridgeshape-mirror {VERSION}", total=len(result.scenarios))
+        text = script(args.to, chosen, tool=f"bridgeshape-mirror {VERSION}", total=total)
     except NotExpressible as exc:
         print(f"no {args.to} script: {described(exc)}", file=sys.stderr)
         return exit_code_for(exc)
