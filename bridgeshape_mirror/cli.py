@@ -10,10 +10,10 @@ import threading
 import traceback
 from collections.abc import Sequence
 
-from .commands import build, deals, serve, sync, update, validate
+from .commands import build, deals, export, serve, sync, update, validate
 from .exit_codes import ExitCode
 
-COMMANDS = (validate, deals, sync, build, update, serve)
+COMMANDS = (validate, deals, export, sync, build, update, serve)
 
 #: Exit statuses of a run stopped by a signal, as a shell reports a process killed by it
 #: (128 + the signal's number), but after the run has cleaned up and said so.

@@ -76,17 +76,40 @@ class BoardDeal:
     def board_pbn(self) -> str:
         return self.board.turn(self.pbn)
 
+    def json_fields(self) -> dict[str, int | str]:
+        """What a deal of the deals JSON says of its board, after its `pbn`."""
+        b = self.board
+        return {"board": b.number, "dealer": b.dealer_letter, "vulnerable": b.vulnerable, "board_pbn": self.board_pbn}
+
+
+def board_numbers(counts: Sequence[int]) -> list[list[int]]:
+    """The board number of each deal of scenarios with `counts` deals, in the scenarios'
+    order: scenarios in turn, each giving its next deal, until every one is used up."""
+    out: list[list[int]] = [[] for _ in counts]
+    number = 1
+    for depth in range(max(counts, default=0)):
+        for numbers, count in zip(out, counts):
+            if depth < count:
+                numbers.append(number)
+                number += 1
+    return out
+
+
+#: Boards 1..16: board n has the dealer and vulnerability of board (n - 1) % 16 + 1.
+_CYCLE = tuple(board(n) for n in range(1, len(VULNERABILITY_CYCLE) + 1))
+
+
+def dealer_and_vulnerable(number: int) -> tuple[str, str]:
+    """Board `number`'s dealer letter and vulnerability, without making a Board (for many)."""
+    b = _CYCLE[(number - 1) % len(_CYCLE)]
+    return b.dealer_letter, b.vulnerable
+
 
 def page_boards(scenarios: Iterable[tuple[int, str, Sequence[str]]]) -> tuple[BoardDeal, ...]:
     """The boards of a page whose scenarios are `(number, label, deals)`, in the scenarios'
-    order: scenarios in turn, each giving its next deal, until every one is used up."""
+    order (`board_numbers`)."""
     scenarios = list(scenarios)
     out: list[BoardDeal] = []
-    depth = 0
-    while True:
-        row = [(number, label, deals[depth]) for number, label, deals in scenarios if depth < len(deals)]
-        if not row:
-            return tuple(out)
-        for number, label, pbn in row:
-            out.append(BoardDeal(board(len(out) + 1), number, label, depth, pbn))
-        depth += 1
+    for (index, label, deals), numbers in zip(scenarios, board_numbers([len(d) for _, _, d in scenarios])):
+        out += (BoardDeal(board(n), index, label, depth, pbn) for depth, (n, pbn) in enumerate(zip(numbers, deals)))
+    return tuple(sorted(out, key=lambda b: b.board.number))

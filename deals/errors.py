@@ -31,3 +31,12 @@ class TooRare(DealsError):
             f"no deal found in {proposals} exact draws of the rarer partnership; the scenario may be "
             f"unsatisfiable, and if not its probability is below {upper_bound:.3g} (95% confidence)"
         )
+
+
+class NotExpressible(DealsError):
+    """A part of a scenario that a script language cannot say exactly (the message names the
+    part); the script is refused rather than approximated."""
+
+    def __init__(self, part: str):
+        self.part = part
+        super().__init__(f"{part} cannot be written exactly as a script")

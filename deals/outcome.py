@@ -18,11 +18,12 @@ proved empty (`deals.errors.TooRare`) has no deals, `"probability": 0`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from .boards import BoardDeal, page_boards
 from .probability import Probability
 
 if TYPE_CHECKING:
@@ -96,6 +97,22 @@ class ScenarioDeals:
             low, high = doc["probability_ci95"]
             probability = Probability(doc["probability"], None, low, high)
         return cls(doc["index"], doc["label"], deals, probability, too_rare=doc.get("too_rare"))
+
+
+def outcome_boards(outcomes: Iterable[ScenarioDeals]) -> tuple[BoardDeal, ...]:
+    """The boards of a page (or of one `deals` run) whose scenarios had these outcomes."""
+    return page_boards((o.index, o.label, o.deals) for o in outcomes)
+
+
+def deals_with_boards(outcomes: Sequence[ScenarioDeals]) -> list[dict[str, Any]]:
+    """The outcomes' JSON (`ScenarioDeals.to_json`), each deal with its board's fields."""
+    boards = {(b.scenario, b.deal_index): b for b in outcome_boards(outcomes)}
+    out = []
+    for outcome in outcomes:
+        doc = outcome.to_json()
+        doc["deals"] = [{"pbn": pbn, **boards[outcome.index, i].json_fields()} for i, pbn in enumerate(outcome.deals)]
+        out.append(doc)
+    return out
 
 
 def deal_outcome(

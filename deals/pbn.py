@@ -9,13 +9,17 @@ numpy (one byte row per deal) instead of joining strings card by card.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+import textwrap
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
 
+from .boards import Board
 from .cards import Card, Deal, Hand
 
 PBN_DEAL_LENGTH = 69
@@ -115,71 +119,124 @@ MANDATORY_TAGS = (
     "Result",
 )
 CRLF = "\r\n"
-
+#: The longest line PBN allows (CR LF not counted).
+MAX_LINE = 255
 
 #: Line ends and other control characters: a tag is one line, so a title with a newline
 #: would end the `[Event]` tag early and start a line of its own.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Suit symbols as the letters PBN itself writes suits with.
+_SUIT_SYMBOLS = str.maketrans({"\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2663": "C",
+                               "\u2664": "S", "\u2661": "H", "\u2662": "D", "\u2667": "C",
+                               "\u2013": "-", "\u2014": "-", "\u2192": "->"})  # fmt: skip
 
 
-def _tag_value(value: str) -> str:
-    return _CONTROL.sub(" ", value).replace("\\", "\\\\").replace('"', '\\"')
+def pbn_text(text: str) -> str:
+    """`text` in the characters every PBN reader takes: ASCII, which is both the standard's
+    ISO 8859-1 and the UTF-8 the file is served as. Suit symbols become S H D C, accents
+    go (`Perché` -> `Perche`), anything else is `?`; control characters become spaces."""
+    text = _CONTROL.sub(" ", text.translate(_SUIT_SYMBOLS))
+    if text.isascii():
+        return text
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return plain.encode("ascii", "replace").decode("ascii")
 
 
-def _comment(text: str) -> str:
-    # A brace comment ends at the first `}`; keep the text on one line and brace-free.
-    return "{" + " ".join(_CONTROL.sub(" ", text).replace("{", "(").replace("}", ")").split()) + "}"
+def _escaped(value: str) -> str:
+    return pbn_text(value).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def tag_line(name: str, value: str) -> str:
+    """`[Name "value"]`, escaped, cut (never inside an escape) to fit a PBN line."""
+    room = MAX_LINE - len(name) - 5
+    value = _escaped(value)
+    if len(value) > room:
+        value = value[: room - 3]
+        value = value[:-1] if re.search(r"(?<!\\)(\\\\)*\\$", value) else value
+        value += "..."
+    return f'[{name} "{value}"]'
+
+
+def comment_lines(text: str) -> list[str]:
+    """A brace comment of `text` on lines of its own, none longer than a PBN line; a
+    comment ends at the first `}`, so braces inside become parentheses."""
+    plain = pbn_text(text).replace("{", "(").replace("}", ")")
+    lines = textwrap.wrap(plain, width=MAX_LINE - 2) or [""]
+    lines[0] = "{" + lines[0]
+    lines[-1] += "}"
+    return lines
+
+
+@dataclass(frozen=True)
+class PbnTag:
+    """A supplementary tag of one game: its value, and the lines of its section (a table's
+    rows, as `OptimumResultTable` has), written after it."""
+
+    name: str
+    value: str
+    rows: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PbnGame:
+    """One game of an export file: its board, the deal as the board has it (dealer first),
+    the event, a comment, and supplementary tags, written after the mandatory ones in order."""
+
+    board: Board
+    deal: str
+    event: str = "?"
+    comment: str | None = None
+    tags: tuple[PbnTag, ...] = ()
 
 
 class PbnExportWriter:
     """Writes a PBN 2.1 file in export format: `% PBN 2.1` / `% EXPORT` header, the 15
-    mandatory tags of each game in order (`?` where unknown), CRLF line ends, one empty line
-    between games. Boards are numbered from `first_board` on; the dealer is North (the
-    opener's seat) on every board.
+    mandatory tags of each game in their order (`?` where unknown; dealer and vulnerability
+    from the board, never unknown), then its supplementary tags, then its comment, on lines
+    of at most 255 characters, in ASCII, CRLF line ends, one empty line between games.
     """
 
-    def __init__(self, out: TextIO, *, event: str = "?", site: str = "?", first_board: int = 1):
+    def __init__(self, out: TextIO, *, site: str = "?"):
         self._out = out
-        self._event = event
         self._site = site
-        self._board = first_board
-        self._first_board = first_board
         self._started = False
+        self._games = 0
 
     def _start(self) -> None:
         if not self._started:
             self._out.write("% PBN 2.1" + CRLF + "% EXPORT" + CRLF)
             self._started = True
 
-    def write_games(self, deals: Iterable[str], *, comment: str | None = None) -> None:
-        """One game per PBN deal string (`N:` first); `comment` is written in each game."""
+    def write_game(self, game: PbnGame) -> None:
         self._start()
-        comment_line = _comment(comment) + CRLF if comment else ""
-        parts = []
-        for deal in deals:
-            tags = {
-                "Event": self._event,
-                "Site": self._site,
-                "Date": "?",
-                "Board": str(self._board),
-                "West": "?",
-                "North": "?",
-                "East": "?",
-                "South": "?",
-                "Dealer": "N",
-                "Vulnerable": "?",
-                "Deal": deal,
-                "Scoring": "?",
-                "Declarer": "?",
-                "Contract": "?",
-                "Result": "?",
-            }
-            if self._board != self._first_board:
-                parts.append(CRLF)  # the empty line between games
-            parts.extend(f'[{name} "{_tag_value(tags[name])}"]' + CRLF for name in MANDATORY_TAGS)
-            parts.append(comment_line)
-            self._board += 1
-        self._out.write("".join(parts))
+        tags = {
+            "Event": game.event,
+            "Site": self._site,
+            "Date": "?",
+            "Board": str(game.board.number),
+            "West": "?",
+            "North": "?",
+            "East": "?",
+            "South": "?",
+            "Dealer": game.board.dealer_letter,
+            "Vulnerable": game.board.vulnerable,
+            "Deal": game.deal,
+            "Scoring": "?",
+            "Declarer": "?",
+            "Contract": "?",
+            "Result": "?",
+        }
+        lines = [""] if self._games else []  # the empty line between games
+        lines += [tag_line(name, tags[name]) for name in MANDATORY_TAGS]
+        for tag in game.tags:
+            if tag.name in tags or not re.fullmatch(r"[A-Za-z0-9_]+", tag.name):
+                raise ValueError(f"not a supplementary PBN tag name: {tag.name!r}")
+            lines.append(tag_line(tag.name, tag.value))
+            lines += [pbn_text(row) for row in tag.rows]
+        if game.comment:
+            lines += comment_lines(game.comment)
+        self._out.write(CRLF.join(lines) + CRLF)
+        self._games += 1
 
     def finish(self) -> None:
         self._start()

@@ -44,6 +44,7 @@ from .analysis import PageAnalysis, Status, analyse
 from .describe import ROLE_NAMES, describe, sentence
 from .diagrams import BoardView, board_view
 from .downloads import page_downloads
+from .export_links import ScenarioLinks, scenario_links
 from .documents import (
     deals_document,
     dumps,
@@ -54,9 +55,10 @@ from .documents import (
     status_document,
 )
 from .html import highlight, render
+from .manifest import manifest_document
 from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, pbn_file, sample_job
+from .sampling import SampleJob, lin_file, pbn_file, sample_job, script_files, seed_key
 from .status import Freshness, content_key, freshness, settle
 from .title_aliases import TitleTarget, alias_files
 from .wiki_links import WikiLinks
@@ -340,17 +342,26 @@ def render_files(
         digest = cache.reusable(path, key)
         files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make(*args))
 
+    published_scripts: dict[int, frozenset[PurePosixPath]] = {}
     for a in analyses:
         outcomes = deals.get(a.page.page_id)
         if outcomes is None:
             continue
         key = keys[a.page.page_id]
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
-        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
+        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings)
+        page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
+        scripts = script_files(a.page.page_id, a.page.title, a.scenarios, outcomes)
+        for path, text in scripts.items():
+            page_file(path, key, bytes, text)
+        published_scripts[a.page.page_id] = frozenset(scripts)
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
-        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, lang)
+        page_file(
+            layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, lang,
+            published_scripts.get(a.page.page_id, frozenset()),
+        )
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
     # (the mirror is the server's root unless its one variable is changed).
@@ -362,6 +373,8 @@ def render_files(
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
     status = _settle_status(report, files, remembered_status)
+    # After the status: the manifest carries its build time and the digests of the files above.
+    files[layout.MANIFEST] = dumps(manifest_document(analyses, deals, titles.paths, files, status.built_at if status else None))
     highlights = {row["pageId"]: highlight(row["raw"], row["errors"]) for row in report_doc["broken"]}
     files[layout.REPORT_HTML] = render(
         "report.html.j2", lang, root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT,
@@ -423,12 +436,16 @@ def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
     return dumps(deals_document(a, outcomes))
 
 
-def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
-    return pbn_file(a.page.title, outcomes)
+def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], settings: BuildSettings) -> bytes:
+    assert a.served_revid is not None  # a page with deals has a served revision
+    return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, settings.seed))
 
 
-def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, lang: str) -> bytes:
-    view = _convention_view(a, deals.get(a.page.page_id, []), links, lang)
+def _convention_html(
+    a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, lang: str,
+    scripts: frozenset[PurePosixPath] = frozenset(),
+) -> bytes:
+    view = _convention_view(a, deals.get(a.page.page_id, []), links, lang, scripts)
     return render("convention.html.j2", lang, root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
 
@@ -467,16 +484,25 @@ class ScenarioView:
     dsl: str
     outcome: ScenarioDeals
     diagrams: tuple[BoardView, ...]
+    #: Its boards in BBO's hand viewer and its files (the `exports.html.j2` partial).
+    links: ScenarioLinks | None = None
 
 
-def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str) -> dict[str, Any]:
+def _convention_view(
+    a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str,
+    scripts: frozenset[PurePosixPath] = frozenset(),
+) -> dict[str, Any]:
     # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
     # Its deals are drawn as the page's boards, numbered as the PBN file numbers them.
     boards: dict[int, list[BoardView]] = {}
     for deal in page_boards((o.index, o.label, o.deals) for o in outcomes):
         boards.setdefault(deal.scenario, []).append(board_view(deal, ROLE_NAMES))
+    exports = scenario_links(a.page.page_id, outcomes, scripts)
     scenarios = [
-        ScenarioView(describe(scenario, lang), format_scenario(scenario), outcome, tuple(boards.get(outcome.index, ())))
+        ScenarioView(
+            describe(scenario, lang), format_scenario(scenario), outcome, tuple(boards.get(outcome.index, ())),
+            exports.get(outcome.index),
+        )
         for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
     ]
     return {

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import dsl
-from deals.outcome import ScenarioDeals
+from deals.outcome import ScenarioDeals, deals_with_boards
 from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SEAT_ROLE
 from dsl.model import Role
 from dsl.render import error_json
@@ -77,7 +77,7 @@ def deals_document(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> dict[str, 
         "revid": a.served_revid,
         "dealer": SEAT_LETTERS[ROLE_SEAT[Role.OPENER]],
         "seats": {SEAT_ROLE[seat].value: letter for seat, letter in enumerate(SEAT_LETTERS)},
-        "scenarios": [outcome.to_json() for outcome in outcomes],
+        "scenarios": deals_with_boards(outcomes),
     }
 
 

@@ -17,6 +17,7 @@ from . import layout
 PAGE_DOWNLOADS: tuple[tuple[str, Callable[[int], PurePosixPath]], ...] = (
     (N_("PBN"), layout.deals_pbn),
     (N_("JSON"), layout.deals_json),
+    (N_("LIN"), layout.deals_lin),
 )
 
 

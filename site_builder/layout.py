@@ -18,6 +18,8 @@ INDEX_HTML = PurePosixPath("index.html")
 SCHEMA_DIR = PurePosixPath("api/schema")
 #: Freshness: version, source, last sync and build, page counts, the last refusal.
 STATUS = PurePosixPath("api/status.json")
+#: Every page's files with their SHA-256, scenarios and status, in one request.
+MANIFEST = PurePosixPath("api/manifest.json")
 #: The nginx snippet that answers api.php URLs from this mirror (include it in a server {}).
 NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
 #: The answer to `action=query&meta=siteinfo` (serving.siteinfo).
@@ -111,6 +113,16 @@ def deals_json(page_id: int) -> PurePosixPath:
 
 def deals_pbn(page_id: int) -> PurePosixPath:
     return PurePosixPath(f"deals/{page_id}.pbn")
+
+
+def deals_lin(page_id: int) -> PurePosixPath:
+    """The same boards as the PBN file, in BBO's LIN format."""
+    return PurePosixPath(f"deals/{page_id}.lin")
+
+
+def script(page_id: int, index: int, suffix: str) -> PurePosixPath:
+    """Scenario `index` (from 1) of a page as an exact script: `.dlr` for dealer, `.tcl` for Deal 3.1."""
+    return PurePosixPath(f"scripts/{page_id}/{index}{suffix}")
 
 
 def convention_html(page_id: int) -> PurePosixPath:

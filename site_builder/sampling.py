@@ -1,14 +1,25 @@
 """Sample deals for the mirror: each scenario's outcome seeded from (pageId, revid, scenario
-index, seed), so a revision always gets the same deals; and the page's PBN file."""
+index, seed), so a revision always gets the same deals; and the page's PBN and LIN files and
+scripts."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
+from store.version import VERSION
+
+if TYPE_CHECKING:
+    from deals.boards import BoardDeal
+    from deals.pbn import PbnTag
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -36,10 +47,56 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
     return deal_outcome(job.scenario, job.index, job.count, rng)
 
 
-def pbn_file(title: str, outcomes: Iterable[ScenarioDeals]) -> bytes:
-    """The page's deals as a PBN 2.1 export file, UTF-8; each scenario's label in a comment."""
+def seed_key(page_id: int, revid: int, seed: int) -> str:
+    """How the `[Generator]` tag names a page's seed: with `sample_job`'s key, and scenario
+    n (which the writer adds) its deals can be drawn again."""
+    return f"seed {seed}, page {page_id}, revision {revid}"
+
+
+def pbn_file(
+    title: str, outcomes: Iterable[ScenarioDeals], seed: str, extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None
+) -> bytes:
+    """The page's boards as a PBN 2.1 export file (ASCII); each names its scenario.
+    `extra_tags(board)` gives a board's further supplementary tags (double-dummy results)."""
+    from deals.formats import write_all
+    from deals.formats.pbn import Writer
+
+    from .status import GENERATOR
+
+    out = io.BytesIO()
+    write_all(Writer(out, title=title, tool=f"{GENERATOR} {VERSION}", seed=seed, extra_tags=extra_tags), outcomes)
+    return out.getvalue()
+
+
+def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
+    """The page's boards (those of its PBN file) in BBO's LIN format, one line each."""
     from deals.formats import open_writer, write_all
 
     out = io.BytesIO()
-    write_all(open_writer("pbn", out, event=title), outcomes)
+    write_all(open_writer("lin", out), outcomes)
     return out.getvalue()
+
+
+def script_files(page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]) -> dict[PurePosixPath, bytes]:
+    """Each scenario of a page as an exact dealer and Deal 3.1 script (`scripts/<pageId>/<n>`),
+    its header with the scenario's probability. A scenario a language cannot say exactly
+    gets no script in it (and a warning): never an approximate one."""
+    from deals.errors import NotExpressible
+    from deals.scripts.export import script
+    from deals.scripts.header import ScriptScenario
+    from deals.scripts.render import TARGETS
+
+    from . import layout
+    from .status import GENERATOR
+
+    files: dict[PurePosixPath, bytes] = {}
+    for scenario, outcome in zip(scenarios, outcomes, strict=True):
+        chosen = [ScriptScenario(outcome.index, scenario, outcome.probability)]
+        for target, (_, suffix) in TARGETS.items():
+            try:
+                text = script(target, chosen, title=title, tool=f"{GENERATOR} {VERSION}", total=len(scenarios))
+            except NotExpressible as exc:
+                log.warning("page %s, scenario %s: no %s script: %s", page_id, outcome.index, target, exc)
+                continue
+            files[layout.script(page_id, outcome.index, suffix)] = text.encode("utf-8")
+    return files

@@ -93,7 +93,7 @@ def test_deals_json_and_pbn(mirror):
         assert len(scenario["deals"]) == 3 and scenario["probability_exact"] is True
         assert 0 < scenario["probability"] < 1
     pbn = (out / "deals/42.pbn").read_text(encoding="utf-8")
-    assert pbn.startswith("% PBN 2.1") and pbn.count("[Deal ") == 18 and '[Dealer "N"]' in pbn
+    assert pbn.startswith("% PBN 2.1") and pbn.count("[Deal ") == 18 and '[Dealer "E"]' in pbn
 
 
 def test_every_json_file_matches_its_schema(mirror):
@@ -119,6 +119,8 @@ def test_every_json_file_matches_its_schema(mirror):
             check("listall.json", doc)
         elif rel.startswith("api/deals/"):
             check("deals.json", doc)
+        elif rel == "api/manifest.json":
+            check("manifest.json", doc)
         else:
             continue
         checked += 1
@@ -159,11 +161,11 @@ def test_rebuild_of_unchanged_input_writes_nothing(mirror):
 
 
 def _page_files(out: Path) -> set[str]:
-    return {p for p in files_of(out) if p.startswith(("conventions/", "api/deals/", "deals/"))}
+    return {p for p in files_of(out) if p.startswith(("conventions/", "api/deals/", "deals/", "scripts/"))}
 
 
 def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
-    """A page's own files (convention page, deals JSON, PBN) are rendered again only when
+    """A page's own files (convention page, deals JSON, PBN, LIN) are rendered again only when
     what they are made from changed; the result is what a build rendering everything gives."""
     import site_builder.render_cache as render_cache
 
@@ -172,12 +174,13 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     assert build(state, BuildSettings(out=out, deals=3)).files_reused == len(everything)
     _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
     edited = build(state, BuildSettings(out=out, deals=3))
-    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn"}
-    assert own <= everything and edited.files_reused == len(everything) - len(own)
+    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl"}
+    gone = {p for p in everything if p.startswith("scripts/42/")} - own  # scenarios 2..6 are no more
+    assert own <= everything and len(gone) == 10 and edited.files_reused == len(everything) - len(own) - len(gone)
     fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3))
     assert fresh.files_reused == 0
     mine, theirs = files_of(out), files_of(tmp_path / "fresh")
-    assert {p: mine[p] for p in everything} == {p: theirs[p] for p in everything}
+    assert {p: mine[p] for p in everything - gone} == {p: theirs[p] for p in everything - gone}
     assert "H:6+" in mine["conventions/42.html"].decode("utf-8")
     # other code or templates: everything is rendered again (and comes out the same here)
     monkeypatch.setattr(render_cache, "code_digest", lambda: "another version of the code")
@@ -311,12 +314,16 @@ def test_a_scenario_too_rare_to_deal_is_reported_not_called_impossible(sample_st
 
 
 def test_the_state_file_keeps_each_scenario_entry_as_published(mirror):
-    """The deals are remembered as the JSON text of their outcome, which is the published entry."""
+    """The deals are remembered as the JSON text of their outcome, which is the published entry
+    but for the board of each deal (a page's boards depend on all its scenarios)."""
     state, out, _ = mirror
     with StateStore(state) as store:
         rows = store.connection.execute("SELECT page_id, scenario, document FROM build_deals").fetchall()
     assert rows
     for page_id, index, document in rows:
         published = load(out, f"api/deals/{page_id}.json")["scenarios"][index - 1]
+        for deal in published["deals"]:
+            assert list(deal) == ["pbn", "board", "dealer", "vulnerable", "board_pbn"]
+        published["deals"] = [{"pbn": deal["pbn"]} for deal in published["deals"]]
         assert json.loads(document) == published
         assert json.dumps(published, ensure_ascii=False) == document

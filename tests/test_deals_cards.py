@@ -8,11 +8,14 @@ import random
 import numpy as np
 import pytest
 
+from deals.boards import board
 from deals.cards import Card, Deal, Hand
 from deals.pbn import (
     MANDATORY_TAGS,
     PbnError,
     PbnExportWriter,
+    PbnGame,
+    PbnTag,
     format_many,
     format_rows,
     iter_deal_strings,
@@ -98,7 +101,8 @@ def test_hand_object():
 def test_export_writer_has_mandatory_tags_in_order_and_crlf():
     out = io.StringIO()
     writer = PbnExportWriter(out)
-    writer.write_games([SAMPLE, SAMPLE], comment="Splinter {1H-4C}")
+    for number in (1, 2):
+        writer.write_game(PbnGame(board(number), board(number).turn(SAMPLE), "Splinter", "Splinter {1H-4C}"))
     text = out.getvalue()
     assert text.startswith("% PBN 2.1\r\n% EXPORT\r\n[Event ")
     assert "\n" not in text.replace("\r\n", "")
@@ -107,6 +111,23 @@ def test_export_writer_has_mandatory_tags_in_order_and_crlf():
     for number, game in enumerate(games, start=1):
         tags = [line[1:].split(" ", 1)[0] for line in game.split("\r\n") if line.startswith("[")]
         assert tuple(tags) == MANDATORY_TAGS
-        assert f'[Board "{number}"]' in game and '[Dealer "N"]' in game
+        assert f'[Board "{number}"]' in game and f'[Dealer "{"NE"[number - 1]}"]' in game
+        assert f'[Vulnerable "{("None", "NS")[number - 1]}"]' in game
         assert "{Splinter (1H-4C)}" in game
-    assert list(iter_deal_strings(text)) == [SAMPLE, SAMPLE]
+    assert list(iter_deal_strings(text)) == [SAMPLE, "E" + SAMPLE[1:]]
+
+
+def test_export_writer_lines_are_ascii_and_short_and_extra_tags_follow_the_mandatory_ones():
+    out = io.StringIO()
+    title = "Perché 1♥–(2♣) " + "x\\" * 200
+    tags = (PbnTag("OptimumResultTable", "Declarer;Denomination\\2R;Result\\2R", ("N NT 9", "N S 10")),)
+    PbnExportWriter(out).write_game(PbnGame(board(3), board(3).turn(SAMPLE), title, "label " * 100, tags))
+    lines = out.getvalue().split("\r\n")
+    assert out.getvalue().isascii() and all(len(line) <= 255 for line in lines)
+    assert lines[2].startswith('[Event "Perche 1H-(2C) x\\\\x') and lines[2].endswith('..."]')
+    names = [line[1:].split(" ", 1)[0] for line in lines if line.startswith("[")]
+    assert names == list(MANDATORY_TAGS) + ["OptimumResultTable"]
+    table = lines.index('[OptimumResultTable "Declarer;Denomination\\\\2R;Result\\\\2R"]')
+    assert lines[table + 1 : table + 3] == ["N NT 9", "N S 10"] and lines[table + 3].startswith("{label")
+    with pytest.raises(ValueError):
+        PbnExportWriter(out).write_game(PbnGame(board(1), SAMPLE, tags=(PbnTag("Dealer", "S"),)))

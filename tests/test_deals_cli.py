@@ -14,6 +14,7 @@ from bridgeshape_mirror.commands import deals as deals_command
 from bridgeshape_mirror.exit_codes import ExitCode
 from deals.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
 from deals.predicate import satisfies
+from store.version import VERSION
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
 TWO = SPLINTER + " // 1S-4H: opener S:5+ hcp:12-21; responder S:4+ H:0-1 Hhcp:0 hcp:10-15"
@@ -62,22 +63,43 @@ def test_scenario_option_and_stdin(monkeypatch):
     assert code == 0 and [s["index"] for s in doc["scenarios"]] == [2]
     # scenario 2 alone deals what scenario 2 of the whole string deals
     whole = json.loads(run(monkeypatch, TWO, "--count", "2")[1])
-    assert whole["scenarios"][1]["deals"] == doc["scenarios"][0]["deals"]
+    assert [d["pbn"] for d in whole["scenarios"][1]["deals"]] == [d["pbn"] for d in doc["scenarios"][0]["deals"]]
 
 
 def test_pbn_export(monkeypatch):
-    code, out, _ = run(monkeypatch, TWO, "--count", "3", "--format", "pbn")
-    text = out.decode("utf-8")
+    code, out, _ = run(monkeypatch, TWO, "--count", "3", "--format", "pbn", "--seed", "4")
+    text = out.decode("ascii")
     assert code == 0
     assert text.startswith("% PBN 2.1\r\n% EXPORT\r\n")
     games = text.split("\r\n\r\n")
     assert len(games) == 6
-    for board, game in enumerate(games, start=1):
+    doc = json.loads(run(monkeypatch, TWO, "--count", "3", "--seed", "4")[1])
+    by_board = {d["board"]: (s["index"], d) for s in doc["scenarios"] for d in s["deals"]}
+    for number, game in enumerate(games, start=1):
         tags = [line[1:].split(" ", 1)[0] for line in game.split("\r\n") if line.startswith("[")]
-        assert tuple(tags) == MANDATORY_TAGS
-        assert f'[Board "{board}"]' in game and '[Dealer "N"]' in game
-        assert ("{scenario 1: 1H-4C}" if board <= 3 else "{scenario 2: 1S-4H}") in game
+        assert tuple(tags) == MANDATORY_TAGS + ("Generator",)
+        index, deal = by_board[number]
+        assert index == (1 if number % 2 else 2)  # the scenarios in turn
+        assert f'[Board "{number}"]' in game and f'[Dealer "{"NESW"[(number - 1) % 4]}"]' in game
+        assert f'[Vulnerable "{deal["vulnerable"]}"]' in game and f'[Deal "{deal["board_pbn"]}"]' in game
+        assert f"[Generator \"bridgeshape-mirror {VERSION} (seed 4, scenario {index})\"]" in game
+        assert ("{scenario 1: 1H-4C}" if index == 1 else "{scenario 2: 1S-4H}") in game
+        assert ('[Event "1H-4C"]' if index == 1 else '[Event "1S-4H"]') in game
     assert len(list(iter_deal_strings(text))) == 6
+
+
+def test_json_deals_carry_their_boards(monkeypatch):
+    text = TWO + " // bad: opener S:7+; responder S:7+ // x: opener C:6+"
+    code, out, _ = run(monkeypatch, text, "--count", "2")
+    doc = json.loads(out)
+    assert code == ExitCode.INVALID
+    boards = sorted((d["board"], s["index"], d) for s in doc["scenarios"] for d in s["deals"])
+    assert [(number, index) for number, index, _ in boards] == [(1, 1), (2, 2), (3, 4), (4, 1), (5, 2), (6, 4)]
+    for number, _, deal in boards:
+        assert list(deal) == ["pbn", "board", "dealer", "vulnerable", "board_pbn"]
+        assert deal["dealer"] == "NESW"[(number - 1) % 4]
+        assert deal["vulnerable"] in ("None", "NS", "EW", "All")
+        assert deal["board_pbn"] == deal["dealer"] + deal["pbn"][1:]
 
 
 def test_unsatisfiable_scenario_exits_1_and_others_still_print(monkeypatch):
@@ -131,6 +153,8 @@ def test_each_entry_is_its_scenario_outcome(monkeypatch):
     entries = json.loads(out)["scenarios"]
     scenarios = dsl.parse_scenarios(text)
     assert code == ExitCode.INVALID
+    for entry in entries:
+        entry["deals"] = [{"pbn": d["pbn"]} for d in entry["deals"]]
     assert entries == [deal_outcome(s, i, 4, make_rng(5, i)).to_json() for i, s in enumerate(scenarios, start=1)]
     assert [e["probability_exact"] for e in entries] == [True, True, False]
 

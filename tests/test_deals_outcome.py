@@ -23,6 +23,7 @@ from deals.probability import Probability
 from deals.rng import make_rng, page_rng
 from deals.sampler import ScenarioSampler
 from site_builder.sampling import SampleJob, pbn_file, sample_job
+from store.version import VERSION
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
 UNSATISFIABLE = "bad: opener S:7+; responder S:7+"
@@ -143,4 +144,7 @@ def test_a_format_writes_the_same_bytes_streamed_or_held(name):
 def test_the_mirror_pbn_file_is_the_pbn_format_with_the_title_as_event():
     held = [deal_outcome(s, i, 2, make_rng(2, i)) for i, s in enumerate(dsl.parse_scenarios(SPLINTER), start=1)]
     plain = _streamed("pbn", SPLINTER, 2, 2)
-    assert pbn_file('Page "x"', held) == plain.replace(b'[Event "?"]', b'[Event "Page \\"x\\""]')
+    mirror = pbn_file('Page "x"', held, "seed 2")
+    assert mirror == plain.replace(b'[Event "', b'[Event "Page \\"x\\" - ').replace(b"(seed 0", b"(seed 2").replace(
+        b"[Generator \"?", f"[Generator \"bridgeshape-mirror {VERSION}".encode()
+    )

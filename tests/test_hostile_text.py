@@ -9,7 +9,8 @@ import logging
 import pytest
 
 from bridgeshape_mirror.logs import setup_logging
-from deals.pbn import PbnExportWriter, iter_deal_strings
+from deals.boards import board
+from deals.pbn import PbnExportWriter, PbnGame, iter_deal_strings
 from site_builder.build import BuildSettings, build
 from site_builder.wiki_links import WikiLinks
 from store.model import SiteInfo
@@ -55,8 +56,8 @@ def test_a_title_with_a_newline_and_quotes_stays_in_the_event_tag():
     import io
 
     text = io.StringIO()
-    writer = PbnExportWriter(text, event='Stayman\r\n[Result "7NT"]\n"quoted" \\ end')
-    writer.write_games([DEAL], comment="label\nwith } brace")
+    writer = PbnExportWriter(text)
+    writer.write_game(PbnGame(board(1), DEAL, 'Stayman\r\n[Result "7NT"]\n"quoted" \\ end', "label\nwith } brace"))
     lines = text.getvalue().split("\r\n")
     events = [line for line in lines if line.startswith("[Event ")]
     assert events == ['[Event "Stayman  [Result \\"7NT\\"] \\"quoted\\" \\\\ end"]']

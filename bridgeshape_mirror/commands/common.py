@@ -30,6 +30,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     from store.errors import LockHeld, StateError, SuspiciousChange
     from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
+    from deals.errors import NotExpressible
     from dsl.language import UnknownLanguage
 
     from ..config import ConfigError
@@ -39,7 +40,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
         (SuspiciousChange, ExitCode.REFUSED),
         ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
         ((ConfigError, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
-        (DumpError, ExitCode.INVALID),
+        ((DumpError, NotExpressible), ExitCode.INVALID),
         (StateError, ExitCode.STATE_ERROR),
         (PublishError, ExitCode.BUILD_ERROR),
     )
@@ -147,3 +148,31 @@ def read_dsl_argument(value: str) -> str:
     """The DSL given on the command line, or standard input for "-"; trimmed like a template value."""
     text = sys.stdin.read() if value == "-" else value
     return text.strip(" \t\r\n")
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of 1 or more (a scenario number, a count)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def chosen_scenarios(dsl_argument: str, scenario: int | None) -> tuple[list, int] | ExitCode:
+    """For `deals` and `export`: the DSL argument's scenarios as (number, Scenario), all or
+    only `scenario`, and how many the DSL has; or, having said why on stderr, the exit
+    status (an invalid DSL, a scenario number past the last)."""
+    import dsl
+
+    result = dsl.parse(read_dsl_argument(dsl_argument))
+    if not result.valid:
+        for error in result.errors:
+            print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)
+        return ExitCode.INVALID
+    scenarios = list(enumerate(result.scenarios, start=1))
+    if scenario is not None:
+        if scenario > len(scenarios):
+            print(f"--scenario {scenario}: the DSL has {len(scenarios)} scenario(s)", file=sys.stderr)
+            return ExitCode.USAGE
+        scenarios = [scenarios[scenario - 1]]
+    return scenarios, len(result.scenarios)

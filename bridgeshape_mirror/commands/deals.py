@@ -1,5 +1,6 @@
-"""`bridgeshape-mirror deals DSL [--scenario N] [--count N] [--seed S] [--format json|pbn]`:
-uniform sample deals for the scenarios of a shape_constraints string (the work is in `deals`)."""
+"""`bridgeshape-mirror deals DSL [--scenario N] [--count N] [--seed S] [--format json|pbn|lin]`:
+uniform sample deals for the scenarios of a shape_constraints string (the work is in `deals`),
+as boards numbered 1..n that take the scenarios in turn (`deals.boards`)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,13 @@ import sys
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
-from .common import read_dsl_argument
+from .common import chosen_scenarios, positive
 
 
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
 
 
@@ -40,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
-    parser.add_argument("--scenario", type=_positive, metavar="N", help="deal only scenario N (counting from 1)")
+    parser.add_argument("--scenario", type=positive, metavar="N", help="deal only scenario N (counting from 1)")
     parser.add_argument("--count", type=_non_negative, default=10, metavar="N", help="deals per scenario (default 10)")
     parser.add_argument(
         "--seed", type=_non_negative, default=0, metavar="S",
@@ -51,27 +45,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    import dsl
-
-    raw = read_dsl_argument(args.dsl)
-    result = dsl.parse(raw)
-    if not result.valid:
-        for error in result.errors:
-            print(f"scenario {error.scenario}, character {error.offset}: {error.message}", file=sys.stderr)
-        return ExitCode.INVALID
-    scenarios = list(enumerate(result.scenarios, start=1))
-    if args.scenario is not None:
-        if args.scenario > len(scenarios):
-            print(f"--scenario {args.scenario}: the DSL has {len(scenarios)} scenario(s)", file=sys.stderr)
-            return ExitCode.USAGE
-        scenarios = [scenarios[args.scenario - 1]]
+    chosen = chosen_scenarios(args.dsl, args.scenario)
+    if isinstance(chosen, ExitCode):
+        return chosen
+    scenarios, _ = chosen
 
     from deals.formats import open_writer
     from deals.outcome import deal_outcome
     from deals.rng import make_rng
+    from store.version import VERSION
 
     out = sys.stdout.buffer
-    writer = open_writer(args.format, out)
+    writer = open_writer(args.format, out, tool=f"bridgeshape-mirror {VERSION}", seed=f"seed {args.seed}")
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:

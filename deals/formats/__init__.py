@@ -4,7 +4,11 @@ Every format writes a document of scenarios through the `DealsWriter` protocol: 
 then per scenario any number of `deals` calls (its deals as they are drawn, so the
 `deals` command keeps one batch in memory) and one `scenario` call with its outcome (and
 the deals it holds, for an outcome dealt whole or read back from the state file), then `end`.
-A new format (LIN is next) is a module here with a `Writer` class, and its name below.
+A new format is a module here with a `Writer` class, and its name below. Every writer takes
+the byte stream and the context `title` (the page's), `tool` (name and version) and `seed`
+(the seed key of the deals) as keywords, and uses what its format prints. The deals are
+boards (`deals.boards`) whose numbers depend on every scenario's deals, so the writers hold
+them until `end`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ if TYPE_CHECKING:
 
 #: Format name -> its module in this package. The modules are imported when a writer is
 #: opened, so the command line lists the names without importing numpy.
-FORMATS: dict[str, str] = {"json": ".json", "pbn": ".pbn"}
+FORMATS: dict[str, str] = {"json": ".json", "pbn": ".pbn", "lin": ".lin"}
 
 
 class DealsWriter(Protocol):
@@ -35,9 +39,9 @@ class DealsWriter(Protocol):
     def end(self) -> None: ...
 
 
-def open_writer(name: str, out: BinaryIO, **options: str) -> DealsWriter:
+def open_writer(name: str, out: BinaryIO, **context: str) -> DealsWriter:
     """The writer of format `name` (a key of `FORMATS`) onto the byte stream `out`."""
-    return importlib.import_module(FORMATS[name], __name__).Writer(out, **options)
+    return importlib.import_module(FORMATS[name], __name__).Writer(out, **context)
 
 
 def write_all(writer: DealsWriter, outcomes: Iterable[ScenarioDeals]) -> None:

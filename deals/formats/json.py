@@ -1,14 +1,15 @@
 """The `deals` command's JSON: `{"scenarios": [...]}` with one scenario entry (see
-`deals.outcome`) a line and one deal a line, UTF-8.
+`deals.outcome`) a line and one deal a line, UTF-8. Each deal has its board (`deals.boards`:
+scenarios in turn) as the mirror's deals JSON has it.
 
     {"scenarios": [
     {"index": 1, "label": "...", "deals": [
-    {"pbn": "N:..."},
+    {"pbn": "N:...", "board": 1, "dealer": "N", "vulnerable": "None", "board_pbn": "N:..."},
     ...
     ], "probability": 0.00037, "probability_exact": true, "probability_fraction": "p/q"}
     ]}
 
-Deals are written as numpy byte rows, so 100,000 deals take a fraction of a second.
+Board numbers depend on every scenario's deals, so the writer holds them until `end`.
 """
 
 from __future__ import annotations
@@ -16,63 +17,37 @@ from __future__ import annotations
 import json
 from typing import BinaryIO
 
-import numpy as np
-
-from ..outcome import ScenarioDeals
-from ..pbn import PBN_DEAL_LENGTH, format_rows
-
-_OPEN = np.frombuffer(b',\n{"pbn": "', dtype=np.uint8)
-_CLOSE = np.frombuffer(b'"}', dtype=np.uint8)
+from ..boards import board_numbers, dealer_and_vulnerable
+from .held import HeldDeals
 
 
-class Writer:
-    def __init__(self, out: BinaryIO):
+class Writer(HeldDeals):
+    def __init__(self, out: BinaryIO, **context: str):
+        # `context` (title, tool, seed) is for the formats that print it; JSON has its own fields.
+        super().__init__()
         self._out = out
-        self._scenarios = 0
-        #: The scenario whose entry is open (its deals being written), and whether any are.
-        self._open: int | None = None
-        self._any_deal = False
-
-    def _write(self, text: str) -> None:
-        self._out.write(text.encode("utf-8"))
-
-    def begin(self) -> None:
-        self._write('{"scenarios": [')
-
-    def _start(self, index: int, label: str) -> None:
-        # Opened on the first deal or at the end, so nothing of a failed scenario is written
-        # before the command has said on stderr why it failed.
-        if self._open == index:
-            return
-        self._write(("," if self._scenarios else "") + "\n")
-        self._scenarios += 1
-        self._write(f'{{"index": {index}, "label": {json.dumps(label, ensure_ascii=False)}, "deals": [')
-        self._open, self._any_deal = index, False
-
-    def _rows(self, rows: np.ndarray) -> None:
-        n = rows.shape[0]
-        if n == 0:
-            return
-        block = np.concatenate(
-            [np.broadcast_to(_OPEN, (n, _OPEN.size)), rows, np.broadcast_to(_CLOSE, (n, _CLOSE.size))], axis=1
-        ).tobytes()
-        self._out.write(block if self._any_deal else block[1:])
-        self._any_deal = True
-
-    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        self._start(index, label)
-        self._rows(format_rows(batch))
-
-    def scenario(self, outcome: ScenarioDeals) -> None:
-        self._start(outcome.index, outcome.label)
-        if outcome.deals:
-            text = "".join(outcome.deals).encode("ascii")
-            self._rows(np.frombuffer(text, dtype=np.uint8).reshape(-1, PBN_DEAL_LENGTH))
-        tail = "".join(
-            f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in outcome.summary_json().items()
-        )
-        self._write(("\n" if self._any_deal else "") + "]" + tail + "}")
-        self._open = None
 
     def end(self) -> None:
-        self._write("\n]}\n")
+        # Board numbers without BoardDeal objects, and written a scenario at a time: 100,000
+        # deals stay within the command's time and memory (benchmarks/deals_vs_dealer.py).
+        numbers = board_numbers([len(o.deals) for o in self.outcomes])
+        self._out.write(b'{"scenarios": [')
+        for i, (o, board) in enumerate(zip(self.outcomes, numbers)):
+            head = f'{{"index": {o.index}, "label": {json.dumps(o.label, ensure_ascii=False)}, "deals": ['
+            self._out.write((("," if i else "") + "\n" + head).encode("utf-8"))
+            for start in range(0, len(o.deals), _CHUNK):
+                lines = []
+                for pbn, n in zip(o.deals[start : start + _CHUNK], board[start : start + _CHUNK]):
+                    dealer, vulnerable = dealer_and_vulnerable(n)
+                    # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
+                    lines.append(
+                        f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
+                        f'"board_pbn": "{dealer}{pbn[1:]}"}}'
+                    )
+                self._out.write(((",\n" if start else "\n") + ",\n".join(lines)).encode("ascii"))
+            tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())
+            self._out.write((("\n" if o.deals else "") + "]" + tail + "}").encode("utf-8"))
+        self._out.write(b"\n]}\n")
+
+
+_CHUNK = 10_000

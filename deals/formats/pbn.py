@@ -1,38 +1,65 @@
-"""PBN 2.1 export files of deals: boards numbered on across scenarios, each scenario's
-number and label in a comment of its games (`deals.pbn` writes the games)."""
+"""PBN 2.1 export files of deals: the boards of `deals.boards` (scenarios in turn, each deal
+turned so that the opener deals), each naming its scenario in `[Event]` and in a comment,
+with a `[Generator]` tag saying how to deal it again (`deals.pbn` writes the games).
+
+The boards interleave the scenarios, so the writer holds the deals (69 bytes each) until
+`end`. `extra_tags`, given, returns supplementary tags for each board (double-dummy
+results, say), written after `[Generator]`.
+"""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
-import numpy as np
+from ..boards import BoardDeal
+from ..outcome import outcome_boards
+from ..pbn import PbnExportWriter, PbnGame, PbnTag
+from .held import HeldDeals
 
-from ..outcome import ScenarioDeals
-from ..pbn import PbnExportWriter, format_many
+
+def event(title: str, index: int, label: str) -> str:
+    """`[Event]`: the page title (when there is one) and the scenario's label (or number)."""
+    return " - ".join(part for part in (title, label or f"scenario {index}") if part)
 
 
-def _comment(index: int, label: str) -> str:
+def comment(index: int, label: str) -> str:
     return f"scenario {index}" + (f": {label}" if label else "")
 
 
-class Writer:
-    """`event`: the `[Event]` of every game (the mirror's page title; unknown, `?`, by default)."""
+def generator(tool: str, seed: str, index: int) -> str:
+    """`[Generator]`: the tool and its version, and the seed key of the board's scenario."""
+    return f"{tool} ({seed}, scenario {index})"
 
-    def __init__(self, out: BinaryIO, event: str = "?"):
-        self._text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-        self._pbn = PbnExportWriter(self._text, event=event)
 
-    def begin(self) -> None:
-        self._pbn.finish()  # the header, even when no game follows
+class Writer(HeldDeals):
+    """`title`: the page title in every `[Event]` (none for the `deals` command); `tool`:
+    the program's name and version and `seed` the seed key the deals were drawn with, as
+    the `[Generator]` tag says them."""
 
-    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        self._pbn.write_games(format_many(batch), comment=_comment(index, label))
-
-    def scenario(self, outcome: ScenarioDeals) -> None:
-        # A scenario without deals has no game to carry its comment: it leaves no trace.
-        self._pbn.write_games(outcome.deals, comment=_comment(outcome.index, outcome.label))
+    def __init__(
+        self,
+        out: BinaryIO,
+        title: str = "",
+        tool: str = "?",
+        seed: str = "seed 0",
+        extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None,
+    ):
+        super().__init__()
+        self._text = io.TextIOWrapper(out, encoding="ascii", newline="", write_through=True)
+        self._title = title
+        self._tool = tool
+        self._seed = seed
+        self._extra_tags = extra_tags
 
     def end(self) -> None:
+        pbn = PbnExportWriter(self._text)
+        pbn.finish()  # the header, even when no game follows
+        for b in outcome_boards(self.outcomes):
+            tags = (PbnTag("Generator", generator(self._tool, self._seed, b.scenario)),)
+            if self._extra_tags is not None:
+                tags += tuple(self._extra_tags(b))
+            pbn.write_game(PbnGame(b.board, b.board_pbn, event(self._title, b.scenario, b.label), comment(b.scenario, b.label), tags))
         self._text.flush()
         self._text.detach()

@@ -1,0 +1,59 @@
+"""`bridgeshape-mirror export DSL --to dealer|deal [--scenario N]`: a scenario as a script for
+Debian's `dealer` or for Deal 3.1 that accepts exactly its deals (the work is in
+`deals.scripts`); without --scenario, the union of the DSL's scenarios."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..exit_codes import ExitCode
+from .common import chosen_scenarios, described, exit_code_for, positive
+
+TARGETS = ("dealer", "deal")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write a scenario as an exact dealer or Deal 3.1 script",
+        description=(
+            "Print a script for Debian's dealer (--to dealer) or for Deal 3.1 (--to deal) that "
+            "accepts exactly the deals of scenario N (opener North and dealer, opp1 East, "
+            "responder South, opp2 West), so its acceptance rate is the scenario's probability; "
+            "without --scenario, the union of all the scenarios. Give the counts on the tool's "
+            "command line (dealer -p N -g G; deal N): the script sets none. Exit status 0, 1 "
+            "when the DSL is invalid or a part cannot be written exactly, 2 on a usage error."
+        ),
+    )
+    parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
+    parser.add_argument("--to", choices=TARGETS, required=True, help="the script language: dealer or deal (Tcl)")
+    parser.add_argument("--scenario", type=positive, metavar="N", help="scenario N only (counting from 1)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> ExitCode:
+    picked = chosen_scenarios(args.dsl, args.scenario)
+    if isinstance(picked, ExitCode):
+        return picked
+    scenarios, total = picked
+    if not scenarios:
+        print("the DSL has no scenario: there is nothing to write", file=sys.stderr)
+        return ExitCode.INVALID
+
+    from deals.errors import NotExpressible
+    from deals.outcome import deal_outcome
+    from deals.rng import make_rng
+    from deals.scripts.export import script
+    from deals.scripts.header import ScriptScenario
+    from store.version import VERSION
+
+    # The header's probability: the count the deals command makes (no deal drawn).
+    chosen = [ScriptScenario(i, s, deal_outcome(s, i, 0, make_rng(0, i)).probability) for i, s in scenarios]
+    try:
+        text = script(args.to, chosen, tool=f"bridgeshape-mirror {VERSION}", total=total)
+    except NotExpressible as exc:
+        print(f"no {args.to} script: {described(exc)}", file=sys.stderr)
+        return exit_code_for(exc)
+    sys.stdout.write(text)
+    return ExitCode.OK

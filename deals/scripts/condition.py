@@ -1,0 +1,163 @@
+"""A scenario as an exact boolean condition over what both script languages measure: a suit's
+length, a hand's HCP and a suit's HCP, by seat (opener North, as SEMANTICS 3 seats them).
+
+Everything SEMANTICS 3 defines is a sum of such measures against a bound, joined by and/or:
+- a range is one or two bounds (a bound the measure cannot pass is left out);
+- a wildcard is "some candidate suit has both the length and the HCP" (the candidates:
+  suits the position does not name, nor the named suit of a fit of its pair);
+- a fit is "some suit of the class has the pair's combined length";
+- a shape class is a statement on the four lengths: balanced = every suit 2..5 and every
+  two suits at least 5 together (no two doubletons: 4333, 4432, 5332); one_suiter = some
+  suit 6+ and the others 0..3; two_suiter = a suit 5+, another 4+, the other two 0..3;
+  three_suiter = three suits 4+ (4441, 5440). Each is the sorted-lengths rule of SEMANTICS 3
+  said suit by suit (`tests/test_exports_scripts.py` holds them to `deals.predicate` on
+  every pattern).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import permutations
+
+from dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, ROLE_SEAT
+from dsl.model import SUITS, Position, Range, Scenario, ShapeClass, Suit
+
+from ..errors import NotExpressible
+
+
+class Kind(StrEnum):
+    LENGTH = "length"
+    HCP = "hcp"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """The length of `suit` in `seat`'s hand, or its HCP (in `suit`, or the whole hand)."""
+
+    kind: Kind
+    seat: int
+    suit: Suit | None = None
+
+
+@dataclass(frozen=True)
+class Bound:
+    """`sum(terms) >= value` (`at_least`) or `sum(terms) <= value`."""
+
+    terms: tuple[Measure, ...]
+    value: int
+    at_least: bool
+
+
+@dataclass(frozen=True)
+class All:
+    parts: tuple[Condition, ...]
+
+
+@dataclass(frozen=True)
+class Any:
+    parts: tuple[Condition, ...]
+
+
+Condition = Bound | All | Any
+TRUE = All(())
+FALSE = Any(())
+
+#: The Position fields this module turns into conditions. A field added to Position (a new
+#: DSL key) is refused by `position_condition` until it is said here: never a script that
+#: silently ignores a constraint.
+HANDLED_FIELDS = frozenset({"role", "suits", "hcp", "suit_hcp", "x", "x_hcp", "shape", "key_order"})
+
+
+def _range(measure: Measure, r: Range | None, physical_max: int) -> list[Condition]:
+    if r is None:
+        return []
+    parts: list[Condition] = []
+    if r.min > 0:
+        parts.append(Bound((measure,), r.min, True))
+    if r.max is not None and r.max < physical_max:
+        parts.append(Bound((measure,), r.max, False))
+    return parts
+
+
+def length(seat: int, suit: Suit) -> Measure:
+    return Measure(Kind.LENGTH, seat, suit)
+
+
+def _length_range(seat: int, suit: Suit, low: int, high: int) -> list[Condition]:
+    return _range(length(seat, suit), Range(low, high), MAX_SUIT_LENGTH)
+
+
+def shape_condition(seat: int, shape: ShapeClass) -> Condition:
+    if shape is ShapeClass.ANY:
+        return TRUE
+    if shape is ShapeClass.BALANCED:
+        parts: list[Condition] = [p for s in SUITS for p in _length_range(seat, s, 2, 5)]
+        parts += [Bound((length(seat, a), length(seat, b)), 5, True) for i, a in enumerate(SUITS) for b in SUITS[i + 1 :]]
+        return All(tuple(parts))
+    if shape is ShapeClass.ONE_SUITER:
+        return Any(
+            tuple(
+                All(tuple(_length_range(seat, s, 6, MAX_SUIT_LENGTH) + [p for o in SUITS if o is not s for p in _length_range(seat, o, 0, 3)]))
+                for s in SUITS
+            )
+        )
+    if shape is ShapeClass.TWO_SUITER:
+        return Any(
+            tuple(
+                All(
+                    tuple(
+                        _length_range(seat, a, 5, MAX_SUIT_LENGTH)
+                        + _length_range(seat, b, 4, MAX_SUIT_LENGTH)
+                        + [p for o in SUITS if o not in (a, b) for p in _length_range(seat, o, 0, 3)]
+                    )
+                )
+                for a, b in permutations(SUITS, 2)
+            )
+        )
+    if shape is ShapeClass.THREE_SUITER:
+        return Any(tuple(All(tuple(p for o in SUITS if o is not short for p in _length_range(seat, o, 4, MAX_SUIT_LENGTH))) for short in SUITS))
+    raise NotExpressible(f"the shape class {shape.value!r}")
+
+
+def position_condition(position: Position, scenario: Scenario) -> Condition:
+    """What `position` asks of its hand (its seat as SEMANTICS 3 says)."""
+    for f in dataclasses.fields(position):
+        if f.name not in HANDLED_FIELDS and getattr(position, f.name) not in (None, {}, (), f.default):
+            raise NotExpressible(f"the {f.name} constraint of {position.role.value}")
+    seat = ROLE_SEAT[position.role]
+    parts: list[Condition] = []
+    for suit, r in position.suits.items():
+        parts += _range(length(seat, suit), r, MAX_SUIT_LENGTH)
+    for suit, r in position.suit_hcp.items():
+        parts += _range(Measure(Kind.HCP, seat, suit), r, MAX_SUIT_HCP)
+    parts += _range(Measure(Kind.HCP, seat), position.hcp, MAX_HAND_HCP)
+    if position.shape is not None:
+        parts.append(shape_condition(seat, position.shape))
+    if position.has_wildcard:
+        fit_suits = {f.suit for f in scenario.fits_of(position.role.pair) if f.suit is not None}
+        candidates = [s for s in SUITS if s not in position.named_suits and s not in fit_suits]
+        parts.append(
+            Any(
+                tuple(
+                    All(tuple(_range(length(seat, s), position.x, MAX_SUIT_LENGTH) + _range(Measure(Kind.HCP, seat, s), position.x_hcp, MAX_SUIT_HCP)))
+                    for s in candidates
+                )
+            )
+        )
+    return All(tuple(parts))
+
+
+def scenario_condition(scenario: Scenario) -> Condition:
+    """Exactly the deals SEMANTICS 3 lets `scenario` have."""
+    parts: list[Condition] = [position_condition(p, scenario) for p in scenario.positions]
+    for fit in scenario.fits:
+        first, second = (ROLE_SEAT[role] for role in fit.pair.roles)
+        parts.append(Any(tuple(Bound((length(first, s), length(second, s)), fit.min, True) for s in fit.candidate_suits())))
+    return All(tuple(parts))
+
+
+def union_condition(scenarios: list[Scenario]) -> Condition:
+    """The deals that satisfy at least one of `scenarios`."""
+    return Any(tuple(scenario_condition(s) for s in scenarios))

@@ -1,0 +1,69 @@
+"""`api/manifest.json`: everything a client needs in one request (issue 11). Every page with
+its status, revision, scenarios (labels and probabilities) and its files with their SHA-256,
+so a client downloads only the files whose digest changed. Its schema is
+`schemas/manifest.json`; `schemaVersion` grows only when a field changes meaning.
+
+It is made last, from the files of this build (rendered, or reused with the digest the
+mirror holds), and carries the status's `builtAt`; it is left out of the status's content
+key (it is a function of the files and of that time)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from deals.outcome import ScenarioDeals
+from store.version import VERSION
+
+from . import layout
+from .analysis import PageAnalysis
+from .publish import Reused
+from .status import GENERATOR
+
+SCHEMA_VERSION = 1
+
+
+def _sha256(data: bytes | Reused) -> str:
+    return data.digest if isinstance(data, Reused) else hashlib.sha256(data).hexdigest()
+
+
+def page_paths(a: PageAnalysis, title_path: PurePosixPath | None, files: Mapping[PurePosixPath, bytes | Reused]) -> list[PurePosixPath]:
+    """The files of page `a` in this build: get by page id and by title, deals JSON, PBN,
+    LIN, each scenario's scripts, the convention page."""
+    pid = a.page.page_id
+    fixed = [layout.get_by_pageid(pid), title_path, layout.deals_json(pid), layout.deals_pbn(pid), layout.deals_lin(pid)]
+    scripts = sorted((p for p in files if p.parent == PurePosixPath(f"scripts/{pid}")), key=lambda p: (int(p.stem), p.suffix))
+    return [p for p in fixed if p is not None and p in files] + scripts + [layout.convention_html(pid)]
+
+
+def manifest_document(
+    analyses: Sequence[PageAnalysis],
+    deals: Mapping[int, Sequence[ScenarioDeals]],
+    title_paths: Mapping[int, PurePosixPath],
+    files: Mapping[PurePosixPath, bytes | Reused],
+    built_at: str | None,
+) -> dict[str, Any]:
+    pages = []
+    for a in sorted(analyses, key=lambda a: (a.page.title, a.page.page_id)):
+        pid = a.page.page_id
+        pages.append(
+            {
+                "pageId": pid,
+                "title": a.page.title,
+                "revid": a.served_revid,
+                "status": a.status.value,
+                "scenarios": [
+                    {"index": o.index, "label": o.label, "probability": o.probability.value, "probability_exact": o.probability.exact}
+                    for o in deals.get(pid, ())
+                ],
+                "files": [{"path": str(p), "sha256": _sha256(files[p])} for p in page_paths(a, title_paths.get(pid), files) if p in files],
+            }
+        )
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "generator": {"name": GENERATOR, "version": VERSION},
+        "builtAt": built_at,
+        "pages": pages,
+    }
