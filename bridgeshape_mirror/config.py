@@ -18,9 +18,11 @@
     allow_removals = false  # true accepts a mass removal of convention pages (exit 7 otherwise)
 
     [build]
-    out = "output"
+    out = "output"        # or s3://BUCKET/PREFIX (object storage)
     deals = 10
     seed = 0
+    endpoint_url = "http://127.0.0.1:9000"   # optional, for an S3-compatible store
+    stage = "state/mirror"  # optional: with out = s3://..., where the mirror is built first
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
 from typing import Any, get_type_hints
+
+from site_builder.object_store import BucketTarget, is_bucket_url
 
 
 class ConfigError(ValueError):
@@ -94,12 +98,25 @@ class Config:
     allow_removals: bool = _library(_sync, "allow_removals")
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
+    #: With `out` an s3:// URL: the store's endpoint (None: AWS's), and the local folder the
+    #: mirror is built in before its upload (None: beside the state store).
+    endpoint_url: str | None = None
+    stage: str | None = None
+
+    def local_out(self) -> str:
+        """The folder the mirror is built and published in on this machine."""
+        if not is_bucket_url(self.out):
+            return self.out
+        if self.stage:
+            return self.stage
+        state = Path(self.state)
+        return str(state.with_name(state.stem + ".bucket-mirror"))
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed"},
+    "build": {"out", "deals", "seed", "endpoint_url", "stage"},
 }
 
 
@@ -122,7 +139,9 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
                     raise ConfigError(f"{path}: unknown key {key!r} in [{section}]")
                 values[key] = value
         _check_values(values, path)
-        for key in ("state", "out", "dump", "password_file"):
+        for key in ("state", "out", "dump", "password_file", "stage"):
+            if key == "out" and is_bucket_url(str(values.get(key, ""))):
+                continue
             if key in values and not Path(values[key]).is_absolute():
                 values[key] = str(file.parent / values[key])
         password_file = values.pop("password_file", None)
@@ -149,6 +168,13 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
+    if is_bucket_url(config.out):
+        try:
+            BucketTarget.parse(config.out)
+        except ValueError as exc:
+            raise ConfigError(f"out: {exc}") from exc
+    elif config.endpoint_url or config.stage:
+        raise ConfigError("endpoint_url and stage are for an s3:// out (object storage); out is a folder here")
     return config
 
 

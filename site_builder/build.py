@@ -45,7 +45,8 @@ from .documents import (
     status_document,
 )
 from .html import highlight, render
-from .publish import Reused, current_version, publish, published_manifest
+from .object_store import BucketPublishResult, BucketTarget, publish_folder, record_path
+from .publish import PublishError, Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
 from .status import Freshness, content_key, freshness, settle
@@ -106,6 +107,9 @@ class BuildSettings:
     rare: float = 1e-6
     #: Publish even when most of the published convention pages would go (see `_check_removals`).
     allow_removals: bool = False
+    #: Also publish to object storage: `out` is then the local folder the mirror is built in,
+    #: and the bucket is made to hold the same files (`object_store`).
+    bucket: BucketTarget | None = None
 
 
 @dataclass
@@ -123,6 +127,9 @@ class BuildReport:
     files_rendered: int = 0
     files_reused: int = 0
     skipped_titles: list[str] = field(default_factory=list)
+    #: The publish to object storage, when there is one.
+    bucket: BucketPublishResult | None = None
+    bucket_url: str = ""
     #: What api/status.json says, and the key its build time is remembered by.
     status: Freshness | None = None
     status_key: str = ""
@@ -130,12 +137,20 @@ class BuildReport:
     def summary(self) -> str:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
         if not self.changed:
-            return f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
-        return (
-            f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
-            f"page files rendered {self.files_rendered}, reused {self.files_reused}; "
-            f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
-        )
+            line = f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
+        else:
+            line = (
+                f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
+                f"page files rendered {self.files_rendered}, reused {self.files_reused}; "
+                f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
+            )
+        if self.bucket is not None:
+            b = self.bucket
+            line += (
+                f"; {self.bucket_url}: {b.uploaded} objects uploaded ({b.bytes_sent:,} bytes), "
+                f"{b.unchanged} unchanged, {b.deleted} deleted"
+            )
+        return line
 
 
 def build(state_path: str | Path, settings: BuildSettings, progress: Progress | None = None) -> BuildReport:
@@ -164,6 +179,18 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
+    if settings.bucket is not None:
+        # After the local publish and the history: a failure here leaves both as they should
+        # be, and the next run's comparison uploads what this one did not.
+        out = Path(os.path.abspath(settings.out))
+        version = current_version(out)
+        if version is None:
+            raise PublishError(f"cannot publish to {settings.bucket}: no mirror was built in {out}")
+        report.bucket = publish_folder(
+            version, published_manifest(out), settings.bucket, record_path(out),
+            progress=progress.stage(f"build: objects uploaded to {settings.bucket}", "object"),
+        )
+        report.bucket_url = str(settings.bucket)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
     report.pages = len(analyses)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
+from site_builder.object_store import BucketLocked
 from site_builder.publish import PublishError
 from store.errors import LockHeld, StateError, SuspiciousChange
 from store.lock import RunLock
@@ -25,7 +26,7 @@ log = logging.getLogger("bridgeshape_mirror")
 
 #: Library errors a run can end with, and what cron is told for each (first match wins).
 EXIT_CODES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], ExitCode], ...] = (
-    (LockHeld, ExitCode.LOCKED),
+    ((LockHeld, BucketLocked), ExitCode.LOCKED),
     (SuspiciousChange, ExitCode.REFUSED),
     ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
     ((ConfigError, BadSource, UnknownName), ExitCode.USAGE),
