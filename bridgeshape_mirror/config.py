@@ -18,10 +18,12 @@
     allow_removals = false  # true accepts a mass removal of convention pages (exit 7 otherwise)
 
     [build]
-    out = "output"
+    out = "output"        # or s3://BUCKET/PREFIX (object storage)
     deals = 10
     seed = 0
     lang = "it"           # optional: the site's language (default: the wiki's)
+    endpoint_url = "http://127.0.0.1:9000"   # optional, for an S3-compatible store
+    stage = "state/mirror"  # optional: with out = s3://..., where the mirror is built first
 
     [serve]
     max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
 from typing import Any, get_type_hints
+
 
 
 class ConfigError(ValueError):
@@ -106,12 +109,27 @@ class Config:
     max_age: int = _library(_serve, "max_age")
     #: The site's language; None: the wiki's (siteinfo), else English.
     lang: str | None = _library(_build, "lang")
+    #: With `out` an s3:// URL: the store's endpoint (None: AWS's), and the local folder the
+    #: mirror is built in before its upload (None: beside the state store).
+    endpoint_url: str | None = None
+    stage: str | None = None
+
+    def local_out(self) -> str:
+        """The folder the mirror is built and published in on this machine."""
+        from site_builder.object_store import is_bucket_url
+
+        if not is_bucket_url(self.out):
+            return self.out
+        if self.stage:
+            return self.stage
+        state = Path(self.state)
+        return str(state.with_name(state.stem + ".bucket-mirror"))
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed", "lang"},
+    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage"},
     "serve": {"max_age"},
 }
 
@@ -137,7 +155,9 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
                     raise ConfigError(f"{path}: unknown key {key!r} in [{section}]")
                 values[key] = value
         _check_values(values, path)
-        for key in ("state", "out", "dump", "password_file"):
+        for key in ("state", "out", "dump", "password_file", "stage"):
+            if key == "out" and str(values.get(key, "")).startswith("s3://"):  # object_store.is_bucket_url
+                continue
             if key in values and not Path(values[key]).is_absolute():
                 values[key] = str(file.parent / values[key])
         password_file = values.pop("password_file", None)
@@ -166,6 +186,15 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         config.category = None
     if config.lang is not None:
         config.lang = checked_language(config.lang)
+    from site_builder.object_store import BucketTarget, is_bucket_url
+
+    if is_bucket_url(config.out):
+        try:
+            BucketTarget.parse(config.out)
+        except ValueError as exc:
+            raise ConfigError(f"out: {exc}") from exc
+    elif config.endpoint_url or config.stage:
+        raise ConfigError("endpoint_url and stage are for an s3:// out (object storage); out is a folder here")
     return config
 
 

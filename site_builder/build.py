@@ -56,7 +56,8 @@ from .documents import (
 )
 from .html import highlight, render
 from .manifest import manifest_document
-from .publish import Reused, current_version, publish, published_manifest
+from .object_store import BucketPublishResult, BucketTarget, publish_folder, record_path
+from .publish import PublishError, Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, lin_file, pbn_file, sample_job, script_files, seed_key
 from .status import Freshness, content_key, freshness, settle
@@ -123,6 +124,9 @@ class BuildSettings:
     max_age: int = ServeSettings.max_age
     #: The language of the site and the report (a catalogue of `dsl.language`); None: the wiki's.
     lang: str | None = None
+    #: Also publish to object storage: `out` is then the local folder the mirror is built in,
+    #: and the bucket is made to hold the same files (`object_store`).
+    bucket: BucketTarget | None = None
 
 
 @dataclass
@@ -140,6 +144,9 @@ class BuildReport:
     files_rendered: int = 0
     files_reused: int = 0
     skipped_titles: list[str] = field(default_factory=list)
+    #: The publish to object storage, when there is one.
+    bucket: BucketPublishResult | None = None
+    bucket_url: str = ""
     #: What api/status.json says, and the key its build time is remembered by.
     status: Freshness | None = None
     status_key: str = ""
@@ -147,12 +154,20 @@ class BuildReport:
     def summary(self) -> str:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
         if not self.changed:
-            return f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
-        return (
-            f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
-            f"page files rendered {self.files_rendered}, reused {self.files_reused}; "
-            f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
-        )
+            line = f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
+        else:
+            line = (
+                f"build: {self.pages} pages ({counts}); scenarios with new deals {self.deals_drawn}, reused {self.deals_reused}; "
+                f"page files rendered {self.files_rendered}, reused {self.files_reused}; "
+                f"published: {self.written} files written, {self.linked} unchanged, {self.removed} removed"
+            )
+        if self.bucket is not None:
+            b = self.bucket
+            line += (
+                f"; {self.bucket_url}: {b.uploaded} objects uploaded ({b.bytes_sent:,} bytes), "
+                f"{b.unchanged} unchanged, {b.deleted} deleted"
+            )
+        return line
 
 
 def build(state_path: str | Path, settings: BuildSettings, progress: Progress | None = None) -> BuildReport:
@@ -185,6 +200,18 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
+    if settings.bucket is not None:
+        # After the local publish and the history: a failure here leaves both as they should
+        # be, and the next run's comparison uploads what this one did not.
+        out = Path(os.path.abspath(settings.out))
+        version = current_version(out)
+        if version is None:
+            raise PublishError(f"cannot publish to {settings.bucket}: no mirror was built in {out}")
+        report.bucket = publish_folder(
+            version, published_manifest(out), settings.bucket, record_path(out),
+            progress=progress.stage(f"build: objects uploaded to {settings.bucket}", "object"),
+        )
+        report.bucket_url = str(settings.bucket)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
     report.pages = len(analyses)

@@ -33,14 +33,23 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
             "--allow-removals", action="store_true", default=None,
             help="publish even when most of the published convention pages would go (refused with exit 7 otherwise)",
         )
-    parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default {out})")
+    parser.add_argument(
+        "--out", metavar="DIR|s3://BUCKET/PREFIX",
+        help="where the mirror is published: a folder, or S3-compatible object storage (default {out})",
+    )
+    parser.add_argument(
+        "--endpoint-url", metavar="URL", help="with an s3:// --out: the store's endpoint (MinIO, Ceph RGW, R2, ...)"
+    )
+    parser.add_argument(
+        "--stage", metavar="DIR",
+        help="with an s3:// --out: the local folder the mirror is built in first (default: beside the state store)",
+    )
     parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
     parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
     parser.add_argument(
         "--max-age", type=max_age, metavar="SECONDS",
         help="Cache-Control max-age in the nginx snippet's answers (default {max_age})",
     )
-
     parser.add_argument("--lang", metavar="LANG", help="the language of the site and the report (default: the wiki's)")
 
 
@@ -57,12 +66,13 @@ def max_age(text: str) -> int:
 def build_with(config: Config) -> BuildReport:
     """The build of `config` (the caller holds the lock). Raises the library's errors."""
     from site_builder.build import BuildSettings, build  # numpy, jinja2: only when building
+    from site_builder.object_store import BucketTarget, is_bucket_url
 
+    bucket = BucketTarget.parse(config.out, config.endpoint_url, config.max_age) if is_bucket_url(config.out) else None
     with Progress() as progress:
         settings = BuildSettings(
-            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals),
-            max_age=config.max_age,
-            lang=config.lang,
+            out=Path(config.local_out()), deals=config.deals, seed=config.seed,
+            allow_removals=bool(config.allow_removals), max_age=config.max_age, lang=config.lang, bucket=bucket,
         )
         return build(config.state, settings, progress)
 
@@ -79,8 +89,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed, "max_age": args.max_age, "lang": args.lang}
-    return load(args.config, {**overrides, "allow_removals": args.allow_removals})
+    return load(args.config, {**build_overrides(args), "state": args.state, "allow_removals": args.allow_removals})
+
+
+def build_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The build's flags, as configuration overrides (build and update share them)."""
+    return {
+        "out": args.out, "deals": args.deals, "seed": args.seed, "endpoint_url": args.endpoint_url, "stage": args.stage,
+        "max_age": args.max_age, "lang": args.lang,
+    }
 
 
 def run(args: argparse.Namespace) -> ExitCode:

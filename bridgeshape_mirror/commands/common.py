@@ -26,6 +26,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     """Library errors a run can end with, and what cron is told for each (first match wins).
     Built on first use: the modules holding the errors are slow to import, and `validate`
     and `deals` never need them (`EXIT_CODES` names the same table)."""
+    from site_builder.object_store import BucketLocked
     from site_builder.publish import PublishError
     from store.errors import LockHeld, StateError, SuspiciousChange
     from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
@@ -36,7 +37,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     from ..config import ConfigError
 
     return (
-        (LockHeld, ExitCode.LOCKED),
+        ((LockHeld, BucketLocked), ExitCode.LOCKED),
         (SuspiciousChange, ExitCode.REFUSED),
         ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
         ((ConfigError, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),

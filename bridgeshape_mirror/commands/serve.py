@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     except ValueError:
         log.error("PORT=%r is not a port number", os.environ.get("PORT"))
         return ExitCode.USAGE
-    out = Path(config.out)
+    out = Path(config.local_out())
     reason = no_mirror_reason(str(out))
     if reason is not None:
         log.error("nothing to serve: %s", reason)

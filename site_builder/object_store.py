@@ -1,0 +1,331 @@
+"""Publish a built mirror folder to S3-compatible object storage (`--out s3://BUCKET/PREFIX`).
+
+Object storage has no rename, so a publish cannot be one atomic swap. What a reader sees:
+each object is always whole (every PUT is atomic), and a reader never finds an index
+document (`INDEX_DOCUMENTS`: the API's lists, the manifest and status, the front page and
+the report) naming a file that is not there yet, because the order is
+
+1. every new or changed object but the index documents;
+2. the index documents;
+3. the deletions of what the mirror no longer has.
+
+Between steps a reader may see new pages before the lists name them, and, after step 2,
+may follow an old list to a page deleted in step 3 (a 404 for a page that was removed).
+A failure part-way leaves the previous index documents in place; the next run compares
+again and finishes the job.
+
+An object is unchanged when the SHA-256 kept in its metadata (`x-amz-meta-sha256`) is the
+local file's, never by size or time. Reading that digest costs a HEAD per object, so the
+digests of the objects this publisher wrote are remembered (`RECORD`, in the local mirror
+folder's parent) with the ETag the store gave them: an object whose listed ETag is still the
+remembered one needs no HEAD. Anything else (an object written by someone else, a lost
+record) is checked with a HEAD.
+
+Two runs publishing to one prefix: a lock object (`LOCK_KEY`) is created with a conditional
+PUT (`If-None-Match: *`), so the second is refused at once. A lock older than
+`LOCK_STALE` seconds (a run killed before it could delete it) is taken over.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import urlsplit
+
+from .publish import PublishError
+
+#: Uploaded last, so that no reader finds one naming a file not uploaded yet.
+INDEX_DOCUMENTS = (
+    "api/list.json",
+    "api/listall.json",
+    "api/manifest.json",
+    "api/status.json",
+    "index.html",
+    "report/report.json",
+    "report/index.html",
+)
+LOCK_KEY = ".bridgeshape-mirror.lock"
+#: A lock this old was left by a run that died: a run takes at most its deadline and build.
+LOCK_STALE = 3600.0
+#: `Cache-Control` of every object: clients poll often, and cron updates every few minutes.
+DEFAULT_MAX_AGE = 300
+#: The metadata key that holds an object's SHA-256.
+DIGEST_KEY = "sha256"
+
+_TEXT_TYPES = {".json": "application/json", ".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
+_EXTRA_TYPES = {
+    ".pbn": "application/x-bridge-pbn",
+    ".lin": "application/x-bridge-lin",
+    ".dlr": "text/plain",
+    ".tcl": "text/x-tcl",
+    ".conf": "text/plain",
+}
+
+
+class BucketError(PublishError):
+    """The bucket could not be published to: the message names the bucket and the object."""
+
+
+class BucketLocked(Exception):
+    """Another run is publishing to the same bucket and prefix."""
+
+
+@dataclass(frozen=True)
+class BucketTarget:
+    """`s3://bucket/prefix`: the objects are `prefix/<path of the mirror file>`."""
+
+    bucket: str
+    prefix: str = ""
+    endpoint_url: str | None = None
+    max_age: int = DEFAULT_MAX_AGE
+
+    @classmethod
+    def parse(cls, url: str, endpoint_url: str | None = None, max_age: int = DEFAULT_MAX_AGE) -> BucketTarget:
+        parts = urlsplit(url)
+        if parts.scheme != "s3" or not parts.netloc:
+            raise ValueError(f"{url!r} is not s3://BUCKET or s3://BUCKET/PREFIX")
+        if parts.query or parts.fragment:
+            raise ValueError(f"{url!r}: an s3:// URL has no query or fragment")
+        prefix = parts.path.strip("/")
+        if prefix and any(part in ("", ".", "..") for part in prefix.split("/")):
+            raise ValueError(f"{url!r}: the prefix has an empty, '.' or '..' part")
+        return cls(parts.netloc, prefix, endpoint_url, max_age)
+
+    def key(self, path: str) -> str:
+        return f"{self.prefix}/{path}" if self.prefix else path
+
+    def __str__(self) -> str:
+        return f"s3://{self.bucket}/{self.prefix}" if self.prefix else f"s3://{self.bucket}"
+
+
+def is_bucket_url(text: str) -> bool:
+    return text.startswith("s3://")
+
+
+def record_path(out: Path) -> Path:
+    """Beside the local mirror folder `out`: the digest and ETag of every object written."""
+    return out.parent / f".{out.name}.s3-objects.json"
+
+
+@dataclass(frozen=True)
+class BucketPublishResult:
+    uploaded: int
+    unchanged: int
+    deleted: int
+    bytes_sent: int
+    #: HEAD requests made to read digests the record did not have.
+    checked: int
+
+
+def content_type(path: str) -> str:
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in _TEXT_TYPES:
+        return _TEXT_TYPES[suffix] + "; charset=utf-8"
+    return _EXTRA_TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+def make_client(target: BucketTarget) -> Any:
+    """A boto3 client with the usual credentials chain (environment, profile, instance role)."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(retries={"max_attempts": 4, "mode": "standard"}, connect_timeout=10, read_timeout=60)
+    return boto3.client("s3", endpoint_url=target.endpoint_url, config=config)
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    return (BotoCoreError, ClientError)
+
+
+def _code(exc: BaseException) -> str:
+    response = getattr(exc, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def _failure(target: BucketTarget, action: str, key: str, exc: BaseException) -> BucketError:
+    return BucketError(f"cannot publish to {target}: {action} of object {key!r} in bucket {target.bucket!r} failed: {exc}")
+
+
+def publish_folder(
+    version: Path,
+    manifest: Mapping[str, str],
+    target: BucketTarget,
+    record: Path,
+    client: Any | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> BucketPublishResult:
+    """Make `target` hold exactly the files of the local mirror `version` (`manifest`: each
+    file's path and SHA-256, as the local publish wrote them), in the order the module's
+    docstring gives. `record` is where the written objects' digests are remembered."""
+    client = client or make_client(target)
+    errors = _errors()
+    with _bucket_lock(client, target, errors):
+        listed = _list(client, target, errors)
+        remembered = _read_record(record)
+        uploads, unchanged, checked = [], 0, 0
+        for path, digest in sorted(manifest.items()):
+            key = target.key(path)
+            etag = listed.get(key)
+            if etag is None:
+                uploads.append((path, digest))
+                continue
+            known = remembered.get(f"{target.bucket}/{key}")
+            if known is not None and known[0] == etag:
+                remote = known[1]  # the object is still the one this publisher wrote
+            else:
+                checked += 1
+                remote = _remote_digest(client, target, key, errors)
+                if remote is not None:
+                    remembered[f"{target.bucket}/{key}"] = [etag, remote]
+            if remote == digest:
+                unchanged += 1
+            else:
+                uploads.append((path, digest))
+        indexes = set(INDEX_DOCUMENTS)
+        ordered = [u for u in uploads if u[0] not in indexes] + [u for u in uploads if u[0] in indexes]
+        sent, gone = 0, []
+        try:
+            for path, digest in ordered:
+                key = target.key(path)
+                try:
+                    data = (version / path).read_bytes()
+                except OSError as exc:
+                    raise BucketError(f"cannot publish to {target}: cannot read the built file {path}: {exc}") from exc
+                try:
+                    answer = client.put_object(
+                        Bucket=target.bucket, Key=key, Body=data, ContentType=content_type(path),
+                        CacheControl=f"public, max-age={target.max_age}", Metadata={DIGEST_KEY: digest},
+                    )
+                except errors as exc:
+                    raise _failure(target, "the upload", key, exc) from exc
+                remembered[f"{target.bucket}/{key}"] = [answer["ETag"], digest]
+                sent += len(data)
+                if progress is not None:
+                    progress(1)
+            wanted = {target.key(path) for path in manifest} | {target.key(LOCK_KEY)}
+            gone = sorted(key for key in listed if key not in wanted)
+            _delete(client, target, gone, errors)
+            for key in gone:
+                remembered.pop(f"{target.bucket}/{key}", None)
+        finally:
+            _write_record(record, remembered)
+    return BucketPublishResult(len(ordered), unchanged, len(gone), sent, checked)
+
+
+def _list(client: Any, target: BucketTarget, errors: tuple[type[BaseException], ...]) -> dict[str, str]:
+    """Key -> ETag of every object under the prefix."""
+    prefix = target.key("")
+    listed: dict[str, str] = {}
+    try:
+        for page in client.get_paginator("list_objects_v2").paginate(Bucket=target.bucket, Prefix=prefix):
+            for item in page.get("Contents", ()):
+                listed[item["Key"]] = item["ETag"]
+    except errors as exc:
+        raise _failure(target, "the listing", prefix or "/", exc) from exc
+    return listed
+
+
+def _remote_digest(client: Any, target: BucketTarget, key: str, errors: tuple[type[BaseException], ...]) -> str | None:
+    try:
+        return client.head_object(Bucket=target.bucket, Key=key).get("Metadata", {}).get(DIGEST_KEY)
+    except errors as exc:
+        if _code(exc) in ("404", "NoSuchKey", "NotFound"):
+            return None  # deleted since the listing: upload it
+        raise _failure(target, "reading the digest", key, exc) from exc
+
+
+def _delete(client: Any, target: BucketTarget, keys: list[str], errors: tuple[type[BaseException], ...]) -> None:
+    for start in range(0, len(keys), 1000):  # DeleteObjects takes at most 1,000 keys
+        batch = keys[start : start + 1000]
+        try:
+            answer = client.delete_objects(
+                Bucket=target.bucket, Delete={"Objects": [{"Key": key} for key in batch], "Quiet": True}
+            )
+        except errors as exc:
+            raise _failure(target, "the deletion", batch[0], exc) from exc
+        failed = answer.get("Errors") or []
+        if failed:
+            first = failed[0]
+            raise BucketError(
+                f"cannot publish to {target}: the deletion of object {first.get('Key')!r} in bucket "
+                f"{target.bucket!r} failed: {first.get('Code')} {first.get('Message', '')}".rstrip()
+            )
+
+
+def _read_record(record: Path) -> dict[str, list[str]]:
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # no record (or a damaged one): every listed object gets a HEAD
+    return {k: v for k, v in data.items() if isinstance(v, list) and len(v) == 2} if isinstance(data, dict) else {}
+
+
+def _write_record(record: Path, remembered: dict[str, list[str]]) -> None:
+    temporary = record.with_name(record.name + ".tmp")
+    try:
+        temporary.write_text(json.dumps(remembered, sort_keys=True, indent=0), encoding="utf-8")
+        os.replace(temporary, record)
+    except OSError:
+        pass  # only a cache: the next run reads the digests from the bucket
+
+
+@contextmanager
+def _bucket_lock(client: Any, target: BucketTarget, errors: tuple[type[BaseException], ...]) -> Iterator[None]:
+    key = target.key(LOCK_KEY)
+    body = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "since": time.time()}).encode()
+    etag = _take_lock(client, target, key, body, errors)
+    try:
+        yield
+    finally:
+        try:
+            client.delete_object(Bucket=target.bucket, Key=key, IfMatch=etag)
+        except errors:
+            pass  # left behind, it goes stale and the next run takes it over
+
+
+def _take_lock(client: Any, target: BucketTarget, key: str, body: bytes, errors: tuple[type[BaseException], ...]) -> str:
+    for attempt in range(2):
+        try:
+            return client.put_object(Bucket=target.bucket, Key=key, Body=body, IfNoneMatch="*")["ETag"]
+        except errors as exc:
+            if _code(exc) not in ("PreconditionFailed", "412", "ConditionalRequestConflict"):
+                raise _failure(target, "taking the lock", key, exc) from exc
+        holder = _lock_holder(client, target, key, errors)
+        if holder is None:
+            continue  # released meanwhile
+        since, etag, who = holder
+        if attempt or time.time() - since < LOCK_STALE:
+            raise BucketLocked(
+                f"another run ({who}) has been publishing to {target} since "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(since))} (lock object {key!r}); this run published nothing"
+            )
+        try:  # stale: take it over, unless someone else just did
+            client.delete_object(Bucket=target.bucket, Key=key, IfMatch=etag)
+        except errors:
+            pass
+    raise BucketLocked(f"another run is publishing to {target} (lock object {key!r}); this run published nothing")
+
+
+def _lock_holder(
+    client: Any, target: BucketTarget, key: str, errors: tuple[type[BaseException], ...]
+) -> tuple[float, str, str] | None:
+    try:
+        answer = client.get_object(Bucket=target.bucket, Key=key)
+        data = json.loads(answer["Body"].read())
+        return float(data["since"]), answer["ETag"], f"pid {data.get('pid')} on {data.get('host')}"
+    except errors as exc:
+        if _code(exc) in ("404", "NoSuchKey", "NotFound"):
+            return None  # released meanwhile: try again
+        raise _failure(target, "reading the lock", key, exc) from exc
+    except (ValueError, KeyError, TypeError):
+        return 0.0, answer["ETag"], "unknown"  # not ours to read: treat as stale

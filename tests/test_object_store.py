@@ -1,0 +1,367 @@
+"""Publishing the mirror to S3-compatible object storage, against a real S3 API server on
+127.0.0.1 (moto's standalone server): first, idle, one-change and one-removal publishes, a
+failure part-way, and two runs at once. The calls the publisher makes are counted by a
+botocore event hook, beside what the bucket itself then holds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bridgeshape_mirror import cli
+from bridgeshape_mirror.exit_codes import ExitCode
+from site_builder.build import BuildSettings, build
+from site_builder.object_store import (
+    INDEX_DOCUMENTS,
+    LOCK_KEY,
+    BucketError,
+    BucketLocked,
+    BucketTarget,
+    content_type,
+)
+from site_builder.publish import published_manifest
+from store.state import StateStore
+from sync.dump import sync_from_dump
+from sync.syncer import SyncSettings
+
+SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
+BUCKET = "mirror-bucket"
+
+
+# --- without a server ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "bucket", "prefix"),
+    [("s3://b", "b", ""), ("s3://b/", "b", ""), ("s3://b/mirror", "b", "mirror"), ("s3://b/a/b/", "b", "a/b")],
+)
+def test_bucket_urls(url, bucket, prefix):
+    target = BucketTarget.parse(url)
+    assert (target.bucket, target.prefix) == (bucket, prefix)
+    assert target.key("api/list.json") == (f"{prefix}/api/list.json" if prefix else "api/list.json")
+
+
+@pytest.mark.parametrize("url", ["s3://", "http://b/x", "s3://b/a//c", "s3://b/../x", "s3://b/x?y=1"])
+def test_bad_bucket_urls_are_refused(url):
+    with pytest.raises(ValueError):
+        BucketTarget.parse(url)
+
+
+def test_content_types():
+    assert content_type("api/list.json") == "application/json; charset=utf-8"
+    assert content_type("index.html") == "text/html; charset=utf-8"
+    assert content_type("deals/42.pbn") == "application/x-bridge-pbn"
+    assert content_type("x.unknownsuffix") == "application/octet-stream"
+
+
+def test_options_for_a_bucket_are_checked_before_any_work(tmp_path, capsys):
+    state = tmp_path / "state.sqlite"
+    assert cli.main(["build", "--state", str(state), "--out", "s3://b/x?y"]) == ExitCode.USAGE
+    assert "out:" in capsys.readouterr().err
+    code = cli.main(["build", "--state", str(state), "--out", str(tmp_path / "o"), "--endpoint-url", "http://x"])
+    assert code == ExitCode.USAGE
+    assert "s3://" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+# --- against the server -------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3_server():
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                pytest.fail("the S3 server (moto) did not start")
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch, request):
+    """A fresh bucket on the server; credentials from the environment, as the usual chain reads them."""
+    import boto3
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+    boto3.setup_default_session()  # one that reads this environment, with hooks of its own
+    client = boto3.client("s3", endpoint_url=s3_server)
+    bucket = f"{BUCKET}-{abs(hash(request.node.name)) % 10**8}"
+    client.create_bucket(Bucket=bucket)
+    return client, bucket
+
+
+class Calls:
+    """The S3 operations the publisher's clients make, by name; `fail_put` fails the n-th PUT."""
+
+    def __init__(self):
+        import boto3
+
+        self.counts: Counter[str] = Counter()
+        self.fail_put: int | None = None
+        boto3.DEFAULT_SESSION.events.register("before-call.s3", self._seen)
+
+    def _seen(self, model, **kwargs):
+        self.counts[model.name] += 1
+        if model.name == "PutObject" and self.fail_put is not None and self.counts["PutObject"] == self.fail_put:
+            from botocore.exceptions import EndpointConnectionError
+
+            raise EndpointConnectionError(endpoint_url="http://injected-failure")
+
+    def reset(self):
+        self.counts.clear()
+
+
+@pytest.fixture(scope="module")
+def dealt_state(tmp_path_factory) -> Path:
+    """The sample synced and built once (to a folder), so each test's builds reuse its deals."""
+    base = tmp_path_factory.mktemp("dealt")
+    state = base / "state.sqlite"
+    with StateStore(state) as store:
+        sync_from_dump(SAMPLE, store, SyncSettings())
+    build(state, BuildSettings(out=base / "output", deals=2))
+    return state
+
+
+@pytest.fixture
+def state(dealt_state, tmp_path) -> Path:
+    copy = tmp_path / "state.sqlite"
+    shutil.copyfile(dealt_state, copy)
+    return copy
+
+
+def _settings(tmp_path: Path, s3_server: str, bucket: str) -> BuildSettings:
+    target = BucketTarget.parse(f"s3://{bucket}/mirror", s3_server)
+    return BuildSettings(out=tmp_path / "stage", deals=2, bucket=target)
+
+
+def _objects(client, bucket: str) -> dict[str, str]:
+    """Key -> ETag of every object in the bucket."""
+    out = {}
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+        out.update({item["Key"]: item["ETag"] for item in page.get("Contents", ())})
+    return out
+
+
+def _body(client, bucket: str, key: str) -> bytes:
+    return client.get_object(Bucket=bucket, Key=key)["Body"].read()
+
+
+def _edited_dump(tmp_path: Path, old: str, new: str, revision: tuple[str, str] | None = None) -> Path:
+    text = SAMPLE.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    text = text.replace(old, new)
+    if revision:
+        assert text.count(revision[0]) == 1
+        text = text.replace(*revision)
+    path = tmp_path / "edited.xml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_first_and_idle_publish(tmp_path, s3_server, s3, state):
+    client, bucket = s3
+    calls = Calls()
+    settings = _settings(tmp_path, s3_server, bucket)
+
+    report = build(state, settings)
+    local = published_manifest(settings.out)
+    objects = _objects(client, bucket)
+    assert set(objects) == {f"mirror/{path}" for path in local}  # the lock is gone, nothing else
+    assert report.bucket.uploaded == len(local) == calls.counts["PutObject"] - 1  # and the lock's PUT
+    head = client.head_object(Bucket=bucket, Key="mirror/api/list.json")
+    assert head["ContentType"] == "application/json; charset=utf-8"
+    assert head["CacheControl"] == "public, max-age=300"
+    assert head["Metadata"]["sha256"] == local["api/list.json"]
+    assert json.loads(_body(client, bucket, "mirror/api/list.json"))["pages"]
+
+    calls.reset()
+    again = build(state, settings)
+    assert again.bucket.uploaded == 0 and again.bucket.deleted == 0 and again.bucket.checked == 0
+    # Only the lock was written: the idle publish sends no object.
+    assert calls.counts["PutObject"] == 1 and calls.counts["HeadObject"] == 0
+    assert _objects(client, bucket) == objects
+    assert "0 objects uploaded" in again.summary()
+
+
+@pytest.mark.slow
+def test_without_the_record_every_object_is_compared_by_its_digest(tmp_path, s3_server, s3, state):
+    client, bucket = s3
+    settings = _settings(tmp_path, s3_server, bucket)
+    build(state, settings)
+    # The same content under an edit that keeps the size must still be found out: an
+    # object changed in the bucket behind the publisher's back is uploaded again.
+    key = "mirror/api/list.json"
+    original = _body(client, bucket, key)
+    tampered = original.replace(b"Splinter", b"Splintex")
+    assert len(tampered) == len(original) and tampered != original
+    client.put_object(Bucket=bucket, Key=key, Body=tampered)
+    for record in tmp_path.glob(".stage.s3-objects.json"):
+        record.unlink()
+    calls = Calls()
+    report = build(state, settings)
+    assert report.bucket.uploaded == 1 and report.bucket.checked == len(published_manifest(settings.out))
+    assert calls.counts["PutObject"] == 2  # the lock and the tampered object
+    assert _body(client, bucket, key) == original
+
+
+def _without_page(tmp_path: Path, title: str) -> Path:
+    text = SAMPLE.read_text(encoding="utf-8")
+    start = text.index(f"  <page>\n    <title>{title}</title>")
+    end = text.index("</page>", start) + len("</page>\n")
+    path = tmp_path / "removed.xml"
+    path.write_text(text[:start] + text[end:], encoding="utf-8")
+    return path
+
+
+def _record_calls() -> list[tuple[str, str]]:
+    import boto3
+
+    calls: list[tuple[str, str]] = []
+    boto3.DEFAULT_SESSION.events.register(
+        "provide-client-params.s3", lambda model, params, **kw: calls.append((model.name, params.get("Key", "")))
+    )
+    return calls
+
+
+@pytest.mark.slow
+def test_one_page_changed_and_one_removed(tmp_path, s3_server, s3, state):
+    client, bucket = s3
+    settings = _settings(tmp_path, s3_server, bucket)
+    build(state, settings)
+    before = published_manifest(settings.out)
+
+    edited = _edited_dump(
+        tmp_path, "| shape_constraints = opener shape:balanced hcp:15-17\n",
+        "| shape_constraints = opener shape:balanced hcp:14-16\n", ("<id>1004</id>", "<id>2004</id>"),
+    )
+    with StateStore(state) as store:
+        sync_from_dump(edited, store, SyncSettings())
+    calls = _record_calls()
+    report = build(state, settings)
+    after = published_manifest(settings.out)
+    put = {key for name, key in calls if name == "PutObject"} - {f"mirror/{LOCK_KEY}"}
+    # Exactly the files whose bytes changed: the page's own, and the indexes that name it.
+    assert put == {f"mirror/{p}" for p, digest in after.items() if before.get(p) != digest}
+    assert {"mirror/api/get/pageid/4.json", "mirror/api/get/title/Apertura_1SA.json", "mirror/api/status.json"} <= put
+    assert "mirror/api/get/pageid/42.json" not in put and "mirror/deals/42.pbn" not in put
+    assert report.bucket.uploaded == len(put) and report.bucket.deleted == 0
+
+    # The page removed from the wiki: its objects go, after the indexes that no longer name it.
+    with StateStore(state) as store:
+        sync_from_dump(_without_page(tmp_path, "Apertura 1SA"), store, SyncSettings())
+    calls = _record_calls()
+    report = build(state, settings)
+    final = _objects(client, bucket)
+    assert set(final) == {f"mirror/{p}" for p in published_manifest(settings.out)}
+    assert "mirror/api/get/pageid/4.json" not in final and report.bucket.deleted >= 2
+    deletes = [i for i, (name, _) in enumerate(calls) if name == "DeleteObjects"]
+    index_puts = [i for i, call in enumerate(calls) if call == ("PutObject", "mirror/api/listall.json")]
+    assert deletes and index_puts and max(index_puts) < min(deletes)
+    # and every index was uploaded after every other object
+    puts = [key for name, key in calls if name == "PutObject" and key != f"mirror/{LOCK_KEY}"]
+    first_index = min(i for i, key in enumerate(puts) if key.removeprefix("mirror/") in INDEX_DOCUMENTS)
+    assert all(key.removeprefix("mirror/") in INDEX_DOCUMENTS for key in puts[first_index:])
+
+
+@pytest.mark.slow
+def test_a_failure_part_way_keeps_the_old_indexes_and_the_next_run_finishes(tmp_path, s3_server, s3, capsys, state):
+    client, bucket = s3
+    settings = _settings(tmp_path, s3_server, bucket)
+    build(state, settings)
+    old_list = _body(client, bucket, "mirror/api/list.json")
+    old_listall = _body(client, bucket, "mirror/api/listall.json")
+
+    edited = _edited_dump(
+        tmp_path, "| shape_constraints = opener shape:balanced hcp:15-17\n",
+        "| shape_constraints = opener shape:balanced hcp:14-16\n", ("<id>1004</id>", "<id>2004</id>"),
+    )
+    with StateStore(state) as store:
+        sync_from_dump(edited, store, SyncSettings())
+    calls = Calls()
+    calls.fail_put = 3  # the lock, one object, then the network goes
+    with pytest.raises(BucketError) as failure:
+        build(state, settings)
+    message = str(failure.value)
+    assert bucket in message and "mirror/" in message and "injected-failure" in message
+    assert _body(client, bucket, "mirror/api/list.json") == old_list
+    assert _body(client, bucket, "mirror/api/listall.json") == old_listall
+    assert f"mirror/{LOCK_KEY}" not in _objects(client, bucket)  # released on the way out
+
+    calls.fail_put = None
+    report = build(state, settings)
+    assert report.bucket.uploaded >= 1
+    local = published_manifest(settings.out)
+    assert {k: v for k, v in _objects(client, bucket).items()}.keys() == {f"mirror/{p}" for p in local}
+    for path, digest in local.items():
+        assert client.head_object(Bucket=bucket, Key=f"mirror/{path}")["Metadata"]["sha256"] == digest
+
+    # The CLI's word for it: exit 6 (the publish), naming the bucket and the object.
+    calls.reset()
+    calls.fail_put = 2
+    with StateStore(state) as store:
+        sync_from_dump(SAMPLE, store, SyncSettings())
+    code = cli.main([
+        "build", "--state", str(state), "--out", f"s3://{bucket}/mirror", "--endpoint-url", s3_server,
+        "--stage", str(settings.out), "--deals", "2",
+    ])
+    assert code == ExitCode.BUILD_ERROR
+    assert f"bucket {bucket!r}" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_two_runs_at_once(tmp_path, s3_server, s3, capsys, state):
+    client, bucket = s3
+    settings = _settings(tmp_path, s3_server, bucket)
+    lock = f"mirror/{LOCK_KEY}"
+    holder = {"host": "elsewhere", "pid": 4242, "since": time.time()}
+    client.put_object(Bucket=bucket, Key=lock, Body=json.dumps(holder).encode())
+    with pytest.raises(BucketLocked, match="pid 4242 on elsewhere"):
+        build(state, settings)
+    assert set(_objects(client, bucket)) == {lock}  # nothing published
+    code = cli.main([
+        "build", "--state", str(state), "--out", f"s3://{bucket}/mirror", "--endpoint-url", s3_server,
+        "--stage", str(tmp_path / "stage"), "--deals", "2",
+    ])
+    assert code == ExitCode.LOCKED
+    assert "lock object" in capsys.readouterr().err
+
+    # A lock left by a run that died long ago is taken over.
+    holder["since"] = time.time() - 2 * 3600
+    client.put_object(Bucket=bucket, Key=lock, Body=json.dumps(holder).encode())
+    report = build(state, settings)
+    assert report.bucket.uploaded == len(published_manifest(settings.out))
+    assert lock not in _objects(client, bucket)
