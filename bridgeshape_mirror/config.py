@@ -21,6 +21,7 @@
     out = "output"
     deals = 10
     seed = 0
+    dd_budget = 120       # seconds of double-dummy analysis per run (0: none)
 """
 
 from __future__ import annotations
@@ -94,12 +95,13 @@ class Config:
     allow_removals: bool = _library(_sync, "allow_removals")
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
+    dd_budget: float = _library(_build, "dd_budget")
 
 
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed"},
+    "build": {"out", "deals", "seed", "dd_budget"},
 }
 
 
@@ -162,6 +164,7 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
     "info_check_hours": (0, True),
     "timeout": (0, False),
     "deadline": (0, False),
+    "dd_budget": (0, True),
 }
 
 

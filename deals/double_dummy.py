@@ -274,14 +274,6 @@ class Summary:
     game: int
     slam: int
 
-    @property
-    def text(self) -> str:
-        """The line a teacher reads at a glance (empty when no deal has a table yet)."""
-        if not self.analysed:
-            return ""
-        of = f"{self.analysed}" if self.analysed == self.deals else f"the {self.analysed} analysed (of {self.deals})"
-        return f"Double dummy: game makes for the opener's side in {self.game} of {of}, slam in {self.slam}."
-
 
 def makes_game(table: DDTable) -> bool:
     """Whether the opener's side (either of them declaring) makes a game in some strain."""

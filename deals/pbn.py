@@ -9,14 +9,17 @@ numpy (one byte row per deal) instead of joining strings card by card.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from typing import TextIO
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
 
 from .cards import Card, Deal, Hand
+
+if TYPE_CHECKING:
+    from .boards import Board
 
 PBN_DEAL_LENGTH = 69
 _HAND_RE = re.compile(r"^[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*$")
@@ -136,10 +139,23 @@ class PbnExportWriter:
     mandatory tags of each game in order (`?` where unknown), CRLF line ends, one empty line
     between games. Boards are numbered from `first_board` on; the dealer is North (the
     opener's seat) on every board.
+
+    `extra_tags(board, deal)`, if given, gives more lines for each game after the mandatory
+    tags (double-dummy results: `deals.double_dummy.pbn_tags`); `board` is the game as
+    written here (dealer North, vulnerability `?`), `deal` its opener-North deal string.
     """
 
-    def __init__(self, out: TextIO, *, event: str = "?", site: str = "?", first_board: int = 1):
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        event: str = "?",
+        site: str = "?",
+        first_board: int = 1,
+        extra_tags: Callable[[Board, str], Iterable[str]] | None = None,
+    ):
         self._out = out
+        self._extra_tags = extra_tags
         self._event = event
         self._site = site
         self._board = first_board
@@ -177,6 +193,10 @@ class PbnExportWriter:
             if self._board != self._first_board:
                 parts.append(CRLF)  # the empty line between games
             parts.extend(f'[{name} "{_tag_value(tags[name])}"]' + CRLF for name in MANDATORY_TAGS)
+            if self._extra_tags is not None:
+                from .boards import Board
+
+                parts.extend(line + CRLF for line in self._extra_tags(Board(self._board, 0, "?"), deal))
             parts.append(comment_line)
             self._board += 1
         self._out.write("".join(parts))

@@ -17,11 +17,12 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
+from deals.double_dummy import Summary
 from deals.outcome import ScenarioDeals
 from dsl.format import format_scenario
 from serving.nginx import render_snippet
@@ -31,7 +32,7 @@ from store.model import Problem, SiteInfo, now_timestamp
 from store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
 from store.state import StateStore
 
-from . import layout
+from . import dd_run, layout
 from .analysis import PageAnalysis, Status, analyse
 from .describe import describe
 from .diagrams import HandView, hands
@@ -48,7 +49,7 @@ from .html import highlight, render
 from .publish import Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, pbn_file, sample_job
-from .status import Freshness, content_key, freshness, settle
+from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
 
@@ -106,6 +107,8 @@ class BuildSettings:
     rare: float = 1e-6
     #: Publish even when most of the published convention pages would go (see `_check_removals`).
     allow_removals: bool = False
+    #: Seconds of double-dummy analysis per run for deals without a table (0: none; `dd_run`).
+    dd_budget: float = 120.0
 
 
 @dataclass
@@ -126,8 +129,21 @@ class BuildReport:
     #: What api/status.json says, and the key its build time is remembered by.
     status: Freshness | None = None
     status_key: str = ""
+    #: Double-dummy tables computed by this run, deals DDS failed on, published deals without one.
+    dd_computed: int = 0
+    dd_failed: int = 0
+    dd_waiting: int = 0
 
     def summary(self) -> str:
+        return self._summary() + self._dd_summary()
+
+    def _dd_summary(self) -> str:
+        if not (self.dd_computed or self.dd_failed or self.dd_waiting):
+            return ""
+        failed = f", {self.dd_failed} failed" if self.dd_failed else ""
+        return f"; double dummy: {self.dd_computed} new tables{failed}, {self.dd_waiting} deals wait"
+
+    def _summary(self) -> str:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
         if not self.changed:
             return f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
@@ -157,19 +173,26 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         if not settings.allow_removals:
             _check_removals(settings.out, analyses, state_path)
         deals, used = _deals(analyses, history, settings, report, progress)
+        dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
+        report.dd_computed, report.dd_failed, report.dd_waiting = dd.computed, dd.failed, dd.waiting
         cache = RenderCache(history.renders(), published_manifest(settings.out))
-        report.status = freshness(store, analyses, read_refusal(state_path))
+        report.status = replace(freshness(store, analyses, read_refusal(state_path)), dd=_dd_counts(dd))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
-        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered)
+        files = render_files(analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered, dd)
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
+        dd_run.forget_unpublished(store, deals)
     report.files_reused = cache.reused
     report.files_rendered = len(cache.now) - cache.reused
     report.pages = len(analyses)
     report.statuses = {s.value: sum(1 for a in analyses if a.status is s) for s in Status}
     report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
     return report
+
+
+def _dd_counts(dd: dd_run.DDRun) -> DoubleDummyCounts:
+    return DoubleDummyCounts(analysed=len(dd.tables), waiting=dd.waiting)
 
 
 def _check_removals(out: Path, analyses: list[PageAnalysis], state_path: str | Path) -> None:
@@ -277,6 +300,7 @@ def render_files(
     cache: RenderCache,
     remembered_status: BuiltStatus | None = None,
     rendered: Callable[[int], None] = _uncounted,
+    dd: dd_run.DDRun | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -295,7 +319,12 @@ def render_files(
             problem, other = titles.refused[a.page.page_id]
             log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
             report.skipped_titles.append(a.page.title)
-    keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title)) for a in analyses}
+    dd = dd or dd_run.DDRun()
+    page_dd = {pid: dd.page(outcomes) for pid, outcomes in deals.items()}
+    keys = {
+        a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title), _dd_key(page_dd.get(a.page.page_id)))
+        for a in analyses
+    }
 
     def page_file(path: PurePosixPath, key: str, make, *args) -> None:
         digest = cache.reusable(path, key)
@@ -306,12 +335,12 @@ def render_files(
         if outcomes is None:
             continue
         key = keys[a.page.page_id]
-        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
-        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes)
+        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes, page_dd[a.page.page_id])
+        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, page_dd[a.page.page_id])
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
-        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links)
+        page_file(layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, page_dd.get(a.page.page_id))
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs, for this very output folder.
     files[layout.NGINX_SNIPPET] = render_snippet(os.path.abspath(settings.out)).encode("utf-8")
@@ -343,16 +372,24 @@ def _settle_status(
     return report.status
 
 
-def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
-    return dumps(deals_document(a, outcomes))
+def _dd_key(page: dd_run.PageDD | None) -> list[Any] | None:
+    # No tables: the key the page had before double dummy, so its files are not rendered again.
+    return page.key() or None if page is not None else None
 
 
-def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
-    return pbn_file(a.page.title, outcomes)
+def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals], dd: dd_run.PageDD) -> bytes:
+    return dumps(dd.add_to(deals_document(a, outcomes)))
 
 
-def _convention_html(a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks) -> bytes:
-    view = _convention_view(a, deals.get(a.page.page_id, []), links)
+def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], dd: dd_run.PageDD) -> bytes:
+    pbn_of = {(o.index, i): pbn for o in outcomes for i, pbn in enumerate(o.deals)}
+    return pbn_file(a.page.title, outcomes, dd.pbn_tags(pbn_of) if dd.deals else None)
+
+
+def _convention_html(
+    a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, dd: dd_run.PageDD | None = None
+) -> bytes:
+    view = _convention_view(a, deals.get(a.page.page_id, []), links, dd)
     return render("convention.html.j2", root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
 
@@ -391,14 +428,26 @@ class ScenarioView:
     dsl: str
     outcome: ScenarioDeals
     diagrams: tuple[dict[str, HandView], ...]
+    #: Per deal its double-dummy table and par (None: not analysed yet), and the scenario's summary line.
+    dd: tuple[dd_run.DealDD | None, ...] = ()
+    dd_summary: Summary | None = None
 
 
-def _convention_view(a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks) -> dict[str, Any]:
+def _with_dd(view: ScenarioView, dd: dd_run.PageDD) -> ScenarioView:
+    index = view.outcome.index
+    return replace(view, dd=dd.of(index, len(view.outcome.deals)), dd_summary=dd.summaries.get(index))
+
+
+def _convention_view(
+    a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, dd: dd_run.PageDD | None = None
+) -> dict[str, Any]:
     # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
     scenarios = [
         ScenarioView(describe(scenario), format_scenario(scenario), outcome, tuple(hands(pbn) for pbn in outcome.deals))
         for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
     ]
+    if dd is not None and dd.deals:
+        scenarios = [_with_dd(view, dd) for view in scenarios]
     return {
         "page_id": a.page.page_id,
         "title": a.page.title,

@@ -4,11 +4,15 @@ index, seed), so a revision always gets the same deals; and the page's PBN file.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
+
+if TYPE_CHECKING:
+    from deals.boards import Board
 
 
 @dataclass(frozen=True)
@@ -36,10 +40,14 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
     return deal_outcome(job.scenario, job.index, job.count, rng)
 
 
-def pbn_file(title: str, outcomes: Iterable[ScenarioDeals]) -> bytes:
-    """The page's deals as a PBN 2.1 export file, UTF-8; each scenario's label in a comment."""
+def pbn_file(
+    title: str, outcomes: Iterable[ScenarioDeals], extra_tags: Callable[[Board, str], Iterable[str]] | None = None
+) -> bytes:
+    """The page's deals as a PBN 2.1 export file, UTF-8; each scenario's label in a comment,
+    and `extra_tags` per game (its double-dummy results)."""
     from deals.formats import open_writer, write_all
 
     out = io.BytesIO()
-    write_all(open_writer("pbn", out, event=title), outcomes)
+    options = {"extra_tags": extra_tags} if extra_tags is not None else {}
+    write_all(open_writer("pbn", out, event=title, **options), outcomes)
     return out.getvalue()

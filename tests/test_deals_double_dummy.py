@@ -13,6 +13,7 @@ from deals.double_dummy import (
     STRAINS,
     DDTable,
     ParContract,
+    Summary,
     par,
     pbn_tags,
     solve,
@@ -127,11 +128,10 @@ def test_a_board_of_unknown_vulnerability_gets_the_table_only(tables):
 
 def test_the_summary_counts_games_and_slams_for_the_openers_side(tables):
     top = tables[TOP_CARDS]
-    assert summary([top, tables[DDS_HAND_1], None]).text == (
-        "Double dummy: game makes for the opener's side in 1 of the 2 analysed (of 3), slam in 1."
-    )
-    assert summary([top, tables[DDS_HAND_3]]).text == "Double dummy: game makes for the opener's side in 1 of 2, slam in 1."
-    assert summary([None]).text == ""
+    assert summary([top, tables[DDS_HAND_1], None]) == Summary(deals=3, analysed=2, game=1, slam=1)
+    # Deal 3: the opener's side takes 9 tricks in hearts, no game; with 9 in NT it would be one.
+    assert summary([tables[DDS_HAND_3]]) == Summary(1, 1, 0, 0)
+    assert summary([None]) == Summary(1, 0, 0, 0)
 
 
 def test_a_table_outside_its_bounds_is_refused():

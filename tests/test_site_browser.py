@@ -71,7 +71,7 @@ def _sync_and_build(base: Path) -> Path:
     state = base / "state.sqlite"
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    build(state, BuildSettings(out=base / "output", deals=3))
+    build(state, BuildSettings(out=base / "output", deals=3, dd_budget=0))
     return base / "output"
 
 
@@ -93,7 +93,7 @@ def hostile(sample, tmp_path_factory) -> Path:
             page = store.page(page_id)
             with store.transaction() as db:
                 StateStore.upsert(db, replace(page, title=title, raw=raw, revid=revid, timestamp="2026-11-29T12:00:00Z"))
-    build(state, BuildSettings(out=base / "output", deals=3))
+    build(state, BuildSettings(out=base / "output", deals=3, dd_budget=0))
     return base / "output"
 
 

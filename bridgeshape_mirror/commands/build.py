@@ -23,6 +23,21 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):  # NaN fails the comparison
+        raise argparse.ArgumentTypeError("must be 0 or more seconds")
+    return value
+
+
+def dd_budget_override(args: argparse.Namespace) -> float | None:
+    """`--no-dd` is a budget of 0; otherwise `--dd-budget`, if given."""
+    return 0.0 if args.no_dd else args.dd_budget
+
+
 def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> None:
     if standalone:
         parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
@@ -36,6 +51,12 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
     parser.add_argument("--out", metavar="DIR", help="where the mirror is published (default {out})")
     parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
     parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
+    dd = parser.add_mutually_exclusive_group()
+    dd.add_argument(
+        "--dd-budget", type=_seconds, metavar="SECONDS",
+        help="seconds of double-dummy analysis per run for deals without a table; the rest wait for later runs (default {dd_budget:g})",
+    )
+    dd.add_argument("--no-dd", action="store_true", help="no double-dummy analysis this run (tables already made are still published)")
 
 
 def build_with(config: Config) -> BuildReport:
@@ -44,7 +65,8 @@ def build_with(config: Config) -> BuildReport:
 
     with Progress() as progress:
         settings = BuildSettings(
-            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals)
+            out=Path(config.out), deals=config.deals, seed=config.seed, allow_removals=bool(config.allow_removals),
+            dd_budget=float(config.dd_budget),
         )
         return build(config.state, settings, progress)
 
@@ -61,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_config(args: argparse.Namespace) -> Config:
-    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed}
+    overrides = {"state": args.state, "out": args.out, "deals": args.deals, "seed": args.seed, "dd_budget": dd_budget_override(args)}
     return load(args.config, {**overrides, "allow_removals": args.allow_removals})
 
 

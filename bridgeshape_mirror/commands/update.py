@@ -17,7 +17,7 @@ from sync.errors import SyncError
 
 from ..config import Config
 from ..exit_codes import ExitCode
-from .build import add_build_arguments, build_with
+from .build import add_build_arguments, build_with, dd_budget_override
 from .common import Failure, HelpWithDefaults, described, exit_code_for, run_locked
 from .sync import add_sync_arguments, sync_config, sync_with
 
@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def update_config(args: argparse.Namespace) -> Config:
-    return sync_config(args, {"out": args.out, "deals": args.deals, "seed": args.seed})
+    return sync_config(args, {"out": args.out, "deals": args.deals, "seed": args.seed, "dd_budget": dd_budget_override(args)})
 
 
 def sync_then_build(config: Config) -> BuildReport | Failure:

@@ -35,7 +35,7 @@ class DealsWriter(Protocol):
     def end(self) -> None: ...
 
 
-def open_writer(name: str, out: BinaryIO, **options: str) -> DealsWriter:
+def open_writer(name: str, out: BinaryIO, **options: object) -> DealsWriter:
     """The writer of format `name` (a key of `FORMATS`) onto the byte stream `out`."""
     return importlib.import_module(FORMATS[name], __name__).Writer(out, **options)
 

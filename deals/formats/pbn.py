@@ -4,12 +4,16 @@ number and label in a comment of its games (`deals.pbn` writes the games)."""
 from __future__ import annotations
 
 import io
-from typing import BinaryIO
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from ..outcome import ScenarioDeals
 from ..pbn import PbnExportWriter, format_many
+
+if TYPE_CHECKING:
+    from ..boards import Board
 
 
 def _comment(index: int, label: str) -> str:
@@ -17,11 +21,12 @@ def _comment(index: int, label: str) -> str:
 
 
 class Writer:
-    """`event`: the `[Event]` of every game (the mirror's page title; unknown, `?`, by default)."""
+    """`event`: the `[Event]` of every game (the mirror's page title; unknown, `?`, by default);
+    `extra_tags`: more lines per game (see `PbnExportWriter`)."""
 
-    def __init__(self, out: BinaryIO, event: str = "?"):
+    def __init__(self, out: BinaryIO, event: str = "?", extra_tags: Callable[[Board, str], Iterable[str]] | None = None):
         self._text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-        self._pbn = PbnExportWriter(self._text, event=event)
+        self._pbn = PbnExportWriter(self._text, event=event, extra_tags=extra_tags)
 
     def begin(self) -> None:
         self._pbn.finish()  # the header, even when no game follows
