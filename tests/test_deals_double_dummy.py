@@ -3,6 +3,8 @@ checks, its PBN tags, and the table kept in the state store (store/dd_tables.py)
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -200,3 +202,34 @@ def test_a_damaged_table_row_is_a_state_error(tmp_path):
             db.execute("INSERT INTO dd_tables VALUES (?, ?)", (DDS_HAND_1, "not a table"))
         with pytest.raises(StateError):
             kept.find([DDS_HAND_1])
+
+
+# --- the deals command ---------------------------------------------------------------------
+
+TWO_SCENARIOS = "opener hcp:20-21 shape:balanced // opener S:6+ hcp:5-10"
+
+
+def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
+    from test_deals_cli import run
+
+    from deals.pbn import iter_deal_strings
+
+    code, out, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2", "--dd")
+    assert code == 0
+    doc = json.loads(out)
+    deals = [d for s in doc["scenarios"] for d in s["deals"]]
+    tables = solve([d["pbn"] for d in deals])
+    for number, (deal, table) in enumerate(zip(deals, tables), start=1):
+        assert deal["dd"] == table.to_json()
+        assert deal["par"] == par(table, board(number)).to_json()  # deal k on board k
+    # The same deals as without --dd (it changes what is written, not what is dealt).
+    _, plain, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2")
+    assert [d["pbn"] for s in json.loads(plain)["scenarios"] for d in s["deals"]] == [d["pbn"] for d in deals]
+    code, pbn, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2", "--dd", "--format", "pbn")
+    text = pbn.decode("utf-8")
+    assert code == 0 and list(iter_deal_strings(text)) == [d["pbn"] for d in deals]
+    assert text.count(RESULT_TABLE_TAG + "\r\n") == 4
+    games = text.split("\r\n\r\n")
+    for game, table in zip(games, tables):
+        assert f"N NT {table.of(Role.OPENER, 'NT'):>2}\r\n" in game
+        assert f"W  C {table.of(Role.OPP2, 'C'):>2}\r\n" in game

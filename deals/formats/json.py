@@ -14,7 +14,8 @@ Deals are written as numpy byte rows, so 100,000 deals take a fraction of a seco
 from __future__ import annotations
 
 import json
-from typing import BinaryIO
+from collections.abc import Callable, Mapping
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -26,8 +27,12 @@ _CLOSE = np.frombuffer(b'"}', dtype=np.uint8)
 
 
 class Writer:
-    def __init__(self, out: BinaryIO):
+    """`deal_fields(pbn)`, if given, gives more fields for each deal after its `pbn`, in the
+    order the deals are written (double dummy: `dd` and `par`); `None` or `{}`: none."""
+
+    def __init__(self, out: BinaryIO, deal_fields: Callable[[str], Mapping[str, Any] | None] | None = None):
         self._out = out
+        self._deal_fields = deal_fields
         self._scenarios = 0
         #: The scenario whose entry is open (its deals being written), and whether any are.
         self._open: int | None = None
@@ -65,7 +70,9 @@ class Writer:
 
     def scenario(self, outcome: ScenarioDeals) -> None:
         self._start(outcome.index, outcome.label)
-        if outcome.deals:
+        if outcome.deals and self._deal_fields is not None:
+            self._annotated(outcome.deals)
+        elif outcome.deals:
             text = "".join(outcome.deals).encode("ascii")
             self._rows(np.frombuffer(text, dtype=np.uint8).reshape(-1, PBN_DEAL_LENGTH))
         tail = "".join(
@@ -73,6 +80,12 @@ class Writer:
         )
         self._write(("\n" if self._any_deal else "") + "]" + tail + "}")
         self._open = None
+
+    def _annotated(self, deals: tuple[str, ...]) -> None:
+        assert self._deal_fields is not None
+        lines = [json.dumps({"pbn": pbn, **(self._deal_fields(pbn) or {})}) for pbn in deals]
+        self._write(("," if self._any_deal else "") + "\n" + ",\n".join(lines))
+        self._any_deal = True
 
     def end(self) -> None:
         self._write("\n]}\n")
