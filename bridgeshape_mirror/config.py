@@ -181,6 +181,8 @@ def _check_values(values: dict[str, Any], path: str) -> None:
             ok = isinstance(value, int) and not isinstance(value, bool)
         if not ok:
             raise ConfigError(f"{where}{name} = {value!r:.60} is not {_TYPE_WORDS.get(expected, str(expected))}")
+        if isinstance(value, float) and value != value:
+            raise ConfigError(f"{where}{name} = nan is not a number")
         if name in _MINIMUM and value is not None:
             bound, allowed = _MINIMUM[name]
             if value < bound or (value == bound and not allowed):

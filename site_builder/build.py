@@ -133,6 +133,7 @@ class BuildReport:
     dd_computed: int = 0
     dd_failed: int = 0
     dd_waiting: int = 0
+    dd_seconds: float = 0.0
 
     def summary(self) -> str:
         return self._summary() + self._dd_summary()
@@ -174,7 +175,7 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
             _check_removals(settings.out, analyses, state_path)
         deals, used = _deals(analyses, history, settings, report, progress)
         dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
-        report.dd_computed, report.dd_failed, report.dd_waiting = dd.computed, dd.failed, dd.waiting
+        report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
         cache = RenderCache(history.renders(), published_manifest(settings.out))
         report.status = replace(freshness(store, analyses, read_refusal(state_path)), dd=_dd_counts(dd))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))

@@ -6,8 +6,9 @@ spends at most `budget` seconds of DDS on deals that have none, page by page (pa
 order, each page's deals in board order), in batches that keep both cores busy. A deal not
 reached is published without `dd` and `par` and waits for a later run, so the first build of
 a large wiki never holds cron for long. Batches are sized from the time the run's earlier
-ones took, so the budget is passed by at most one batch's misjudged part; a batch is never
-cut short (DDS cannot be stopped midway).
+ones took, each to fill half the time left (the rate varies from deal to deal and with
+the machine's load), so the budget is passed only when a batch takes more than twice its
+estimate; a batch is never cut short (DDS cannot be stopped midway).
 
 A deal DDS fails on is logged and published without `dd`; it has no row, so the next run
 tries it again. DDS that cannot be loaded at all is one warning, and the build goes on.
@@ -137,7 +138,7 @@ def _compute(
     counted: Callable[[int], None],
     clock: Callable[[], float],
 ) -> tuple[int, int, float]:
-    if budget <= 0 or not pending:
+    if not budget > 0 or not pending:  # NaN is no budget either
         return 0, 0, 0.0
     try:
         from deals.double_dummy import solve
@@ -154,8 +155,8 @@ def _compute(
         left = budget - spent
         if done == 0:
             size = first
-        else:  # tables per second so far, times the seconds left
-            size = int(left * done / spent) if spent > 0 else BATCH_LIMIT
+        else:  # tables per second so far, times half the seconds left (the rate varies)
+            size = int(min(left / 2 * done / spent, BATCH_LIMIT)) if spent > 0 else BATCH_LIMIT
         size = min(size, BATCH_LIMIT, len(pending) - done)
         if left <= 0 or size < 1:
             break

@@ -146,7 +146,7 @@ def test_tables_of_deals_no_longer_published_are_forgotten(state, tmp_path):
         assert DDTables(store).find(["N:old"]) == {}
 
 
-@pytest.mark.parametrize("value", ["-1", '"ten"', "true"])
+@pytest.mark.parametrize("value", ["-1", '"ten"', "true", "nan"])
 def test_the_budget_key_is_checked(tmp_path, value):
     config = tmp_path / "c.toml"
     config.write_text(f"[build]\ndd_budget = {value}\n", encoding="utf-8")
