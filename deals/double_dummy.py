@@ -24,6 +24,7 @@ from dsl.deck import HAND_CARDS, RANK_LETTERS, ROLE_SEAT, SEAT_LETTERS, SUIT_LET
 from dsl.model import Pair, Role
 
 from .boards import VULNERABILITY_CYCLE, Board
+from .pbn import parse_deal
 
 #: The strains, in the order of the JSON and of PBN's result table: notrump, then the suits.
 STRAINS: tuple[str, ...] = ("NT",) + tuple(SUIT_LETTERS)
@@ -125,15 +126,15 @@ def _dds():
 
 
 def _cards(pbn: str):
-    """DDS's `remainCards` (seat by suit, rank bits) of an opener-North deal string."""
+    """DDS's `remainCards` (seat by suit, rank bits) of an opener-North deal string; a deal
+    that is not full and legal is a `ValueError` here, never given to DDS (which writes a
+    `dump.txt` into the working folder for a deal it refuses)."""
     dds = _dds()
     if not pbn.startswith("N:"):
         raise ValueError(f"a deal to solve starts with N: (the opener North), not {pbn[:2]!r}")
+    parse_deal(pbn)  # PbnError (a ValueError) unless four hands of 13 and 52 distinct cards
     deal = dds.ddTableDeal()
-    hands = pbn[2:].split()
-    if len(hands) != len(SEAT_LETTERS):
-        raise ValueError(f"a deal has four hands, not {len(hands)}")
-    for seat, hand in enumerate(hands):
+    for seat, hand in enumerate(pbn[2:].split()):
         for suit, holding in enumerate(hand.split(".")):
             deal.cards[seat][suit] = sum(_RANK_BIT[letter] for letter in holding)
     return deal

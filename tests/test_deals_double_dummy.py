@@ -143,9 +143,11 @@ def test_a_table_outside_its_bounds_is_refused():
         DDTable.from_text("abc")
 
 
-def test_a_deal_dds_cannot_take_comes_back_as_none(tables):
-    bad = "N:AKQJT98765432... ... ... ..."  # not 13 cards each: DDS refuses it
+def test_a_deal_dds_cannot_take_comes_back_as_none(tables, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # DDS writes dump.txt where it runs for a deal it refuses
+    bad = "N:AKQJT98765432... ... ... ..."  # not 13 cards each
     assert solve([TOP_CARDS, bad]) == [tables[TOP_CARDS], None]
+    assert list(tmp_path.iterdir()) == []  # refused before DDS saw it
 
 
 # --- properties: the same deal seen another way gives the same table, moved ---------------
