@@ -81,7 +81,7 @@ def main() -> None:
                     sync_from_dump(dump, store, SyncSettings())
 
             def publish(name: str) -> None:
-                build(state, BuildSettings(out=out, deals=args.deals))
+                build(state, BuildSettings(out=out, deals=args.deals, dd_budget=0))
                 calls.clear()
                 started = time.perf_counter()
                 result = publish_folder(current_version(out), published_manifest(out), target, record_path(out), client)

@@ -24,6 +24,7 @@
     lang = "it"           # optional: the site's language (default: the wiki's)
     endpoint_url = "http://127.0.0.1:9000"   # optional, for an S3-compatible store
     stage = "state/mirror"  # optional: with out = s3://..., where the mirror is built first
+    dd_budget = 120       # seconds of double-dummy analysis per run (0: none)
 
     [serve]
     max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
@@ -106,6 +107,7 @@ class Config:
     allow_removals: bool = _library(_sync, "allow_removals")
     deals: int = _library(_build, "deals")
     seed: int = _library(_build, "seed")
+    dd_budget: float = _library(_build, "dd_budget")
     max_age: int = _library(_serve, "max_age")
     #: The site's language; None: the wiki's (siteinfo), else English.
     lang: str | None = _library(_build, "lang")
@@ -129,7 +131,7 @@ class Config:
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage"},
+    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget"},
     "serve": {"max_age"},
 }
 
@@ -219,6 +221,7 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
     "timeout": (0, False),
     "deadline": (0, False),
     "max_age": (0, True),
+    "dd_budget": (0, True),
 }
 
 
@@ -235,6 +238,8 @@ def _check_values(values: dict[str, Any], path: str) -> None:
             ok = isinstance(value, int) and not isinstance(value, bool)
         if not ok:
             raise ConfigError(f"{where}{name} = {value!r:.60} is not {_TYPE_WORDS.get(expected, str(expected))}")
+        if isinstance(value, float) and value != value:
+            raise ConfigError(f"{where}{name} = nan is not a number")
         if name in _MINIMUM and value is not None:
             bound, allowed = _MINIMUM[name]
             if value < bound or (value == bound and not allowed):

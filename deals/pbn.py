@@ -175,6 +175,9 @@ class PbnTag:
     name: str
     value: str
     rows: tuple[str, ...] = ()
+    #: Written as it is, unescaped: a table's column format (`Result\2R`), whose backslash
+    #: is PBN's column-width mark, not an escape (readers take it so; endplay writes it so).
+    verbatim: bool = False
 
 
 @dataclass(frozen=True)
@@ -231,7 +234,7 @@ class PbnExportWriter:
         for tag in game.tags:
             if tag.name in tags or not re.fullmatch(r"[A-Za-z0-9_]+", tag.name):
                 raise ValueError(f"not a supplementary PBN tag name: {tag.name!r}")
-            lines.append(tag_line(tag.name, tag.value))
+            lines.append(f'[{tag.name} "{tag.value}"]' if tag.verbatim else tag_line(tag.name, tag.value))
             lines += [pbn_text(row) for row in tag.rows]
         if game.comment:
             lines += comment_lines(game.comment)

@@ -17,13 +17,14 @@ import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 import dsl
 from deals.boards import page_boards
+from deals.double_dummy import Summary
 from deals.outcome import ScenarioDeals
 from dsl import language, messages
 from dsl.errors import DslError
@@ -39,7 +40,7 @@ from store.model import Problem, SiteInfo, now_timestamp
 from store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
 from store.state import StateStore
 
-from . import layout
+from . import dd_run, layout
 from .analysis import PageAnalysis, Status, analyse
 from .describe import ROLE_NAMES, describe, sentence
 from .diagrams import BoardView, board_view
@@ -60,7 +61,7 @@ from .object_store import BucketPublishResult, BucketTarget, publish_folder, rec
 from .publish import PublishError, Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, lin_file, pbn_file, sample_job, script_files, seed_key
-from .status import Freshness, content_key, freshness, settle
+from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
 from .title_aliases import TitleTarget, alias_files
 from .wiki_links import WikiLinks
 from .workers import die_with_parent, stop
@@ -127,6 +128,8 @@ class BuildSettings:
     #: Also publish to object storage: `out` is then the local folder the mirror is built in,
     #: and the bucket is made to hold the same files (`object_store`).
     bucket: BucketTarget | None = None
+    #: Seconds of double-dummy analysis per run for deals without a table (0: none; `dd_run`).
+    dd_budget: float = 120.0
 
 
 @dataclass
@@ -150,8 +153,22 @@ class BuildReport:
     #: What api/status.json says, and the key its build time is remembered by.
     status: Freshness | None = None
     status_key: str = ""
+    #: Double-dummy tables computed by this run, deals DDS failed on, published deals without one.
+    dd_computed: int = 0
+    dd_failed: int = 0
+    dd_waiting: int = 0
+    dd_seconds: float = 0.0
 
     def summary(self) -> str:
+        return self._summary() + self._dd_summary()
+
+    def _dd_summary(self) -> str:
+        if not (self.dd_computed or self.dd_failed or self.dd_waiting):
+            return ""
+        failed = f", {self.dd_failed} failed" if self.dd_failed else ""
+        return f"; double dummy: {self.dd_computed} new tables{failed}, {self.dd_waiting} deals wait"
+
+    def _summary(self) -> str:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(self.statuses.items()))
         if not self.changed:
             line = f"build: {self.pages} pages ({counts}); nothing changed, nothing written"
@@ -190,16 +207,19 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         if not settings.allow_removals:
             _check_removals(settings.out, analyses, state_path)
         deals, used = _deals(analyses, history, settings, report, progress)
+        dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
+        report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
         cache = RenderCache(history.renders(), published_manifest(settings.out))
-        report.status = freshness(store, analyses, read_refusal(state_path))
+        report.status = replace(freshness(store, analyses, read_refusal(state_path)), dd=_dd_counts(dd))
         rendered = progress.stage("build: pages rendered", "page", len(analyses))
         files = render_files(
             analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered,
-            store.redirects(), lang,
+            store.redirects(), lang, dd,
         )
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
+        dd_run.forget_unpublished(store, deals)
     if settings.bucket is not None:
         # After the local publish and the history: a failure here leaves both as they should
         # be, and the next run's comparison uploads what this one did not.
@@ -226,6 +246,10 @@ def site_language(settings: BuildSettings, site: SiteInfo) -> str:
     if not settings.lang and site.lang and language.known(site.lang) is None:
         log.warning("the wiki's language %.40r has no catalogue: the site is in %s (see --lang)", site.lang, language.SOURCE)
     return language.site_language(settings.lang, site.lang)
+
+
+def _dd_counts(dd: dd_run.DDRun) -> DoubleDummyCounts:
+    return DoubleDummyCounts(analysed=len(dd.tables), waiting=dd.waiting)
 
 
 def _check_removals(out: Path, analyses: list[PageAnalysis], state_path: str | Path) -> None:
@@ -335,6 +359,7 @@ def render_files(
     rendered: Callable[[int], None] = _uncounted,
     redirects: dict[int, tuple[tuple[int, str], ...]] | None = None,
     lang: str = language.SOURCE,
+    dd: dd_run.DDRun | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -363,7 +388,14 @@ def render_files(
     ]
     files.update(alias_files(targets, links.site, redirected))
     files[layout.SITEINFO] = dumps(siteinfo_document(links.site))
-    keys = {a.page.page_id: page_key(a, deals.get(a.page.page_id), links.view(a.page.title), lang) for a in analyses}
+    dd = dd or dd_run.DDRun()
+    page_dd = {pid: dd.page(outcomes) for pid, outcomes in deals.items()}
+    keys = {
+        a.page.page_id: page_key(
+            a, deals.get(a.page.page_id), links.view(a.page.title), lang, _dd_key(page_dd.get(a.page.page_id))
+        )
+        for a in analyses
+    }
 
     def page_file(path: PurePosixPath, key: str, make, *args) -> None:
         digest = cache.reusable(path, key)
@@ -375,8 +407,8 @@ def render_files(
         if outcomes is None:
             continue
         key = keys[a.page.page_id]
-        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes)
-        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings)
+        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes, page_dd[a.page.page_id])
+        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings, page_dd[a.page.page_id])
         page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
         scripts = script_files(a.page.page_id, a.page.title, a.scenarios, outcomes)
         for path, text in scripts.items():
@@ -387,7 +419,7 @@ def render_files(
     for a in analyses:
         page_file(
             layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, lang,
-            published_scripts.get(a.page.page_id, frozenset()),
+            published_scripts.get(a.page.page_id, frozenset()), page_dd.get(a.page.page_id),
         )
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
@@ -459,20 +491,27 @@ def _settle_status(
     return report.status
 
 
-def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> bytes:
-    return dumps(deals_document(a, outcomes))
+def _dd_key(page: dd_run.PageDD | None) -> list[Any] | None:
+    # No tables: the key the page had before double dummy, so its files are not rendered again.
+    return page.key() or None if page is not None else None
 
 
-def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], settings: BuildSettings) -> bytes:
+def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals], dd: dd_run.PageDD) -> bytes:
+    return dumps(dd.add_to(deals_document(a, outcomes)))
+
+
+def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], settings: BuildSettings, dd: dd_run.PageDD) -> bytes:
     assert a.served_revid is not None  # a page with deals has a served revision
-    return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, settings.seed))
+    pbn_of = {(o.index, i): pbn for o in outcomes for i, pbn in enumerate(o.deals)}
+    extra = dd.pbn_tags(pbn_of) if dd.deals else None
+    return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, settings.seed), extra)
 
 
 def _convention_html(
     a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, lang: str,
-    scripts: frozenset[PurePosixPath] = frozenset(),
+    scripts: frozenset[PurePosixPath] = frozenset(), dd: dd_run.PageDD | None = None,
 ) -> bytes:
-    view = _convention_view(a, deals.get(a.page.page_id, []), links, lang, scripts)
+    view = _convention_view(a, deals.get(a.page.page_id, []), links, lang, scripts, dd)
     return render("convention.html.j2", lang, root="../", page=view, status_text=STATUS_TEXT[a.status.value])
 
 
@@ -513,11 +552,19 @@ class ScenarioView:
     diagrams: tuple[BoardView, ...]
     #: Its boards in BBO's hand viewer and its files (the `exports.html.j2` partial).
     links: ScenarioLinks | None = None
+    #: Per deal its double-dummy table and par (None: not analysed yet), and the scenario's summary line.
+    dd: tuple[dd_run.DealDD | None, ...] = ()
+    dd_summary: Summary | None = None
+
+
+def _with_dd(view: ScenarioView, dd: dd_run.PageDD) -> ScenarioView:
+    index = view.outcome.index
+    return replace(view, dd=dd.of(index, len(view.outcome.deals)), dd_summary=dd.summaries.get(index))
 
 
 def _convention_view(
     a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str,
-    scripts: frozenset[PurePosixPath] = frozenset(),
+    scripts: frozenset[PurePosixPath] = frozenset(), dd: dd_run.PageDD | None = None,
 ) -> dict[str, Any]:
     # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
     # Its deals are drawn as the page's boards, numbered as the PBN file numbers them.
@@ -532,6 +579,8 @@ def _convention_view(
         )
         for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
     ]
+    if dd is not None and dd.deals:
+        scenarios = [_with_dd(view, dd) for view in scenarios]
     return {
         "page_id": a.page.page_id,
         "title": a.page.title,

@@ -172,4 +172,5 @@ def status_document(status: Freshness) -> dict[str, Any]:
         "refusal": None if refusal is None else {
             "at": refusal.at, "message": refusal.message, "removed": refusal.removed, "stored": refusal.stored,
         },
+        "doubleDummy": None if status.dd is None else {"analysed": status.dd.analysed, "waiting": status.dd.waiting},
     }

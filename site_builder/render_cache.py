@@ -22,6 +22,7 @@ import hashlib
 import json
 from importlib import metadata, resources
 from pathlib import PurePosixPath
+from typing import Any
 
 from deals.outcome import ScenarioDeals
 
@@ -55,8 +56,11 @@ def _walk(folder, prefix: str = ""):
             yield f"{prefix}{entry.name}", entry.read_bytes()
 
 
-def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None, lang: str = "") -> str:
-    """The key of every file made from this page alone (see the module docstring)."""
+def page_key(
+    a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: str | None, lang: str = "", extra: Any = None
+) -> str:
+    """The key of every file made from this page alone (see the module docstring); `extra`:
+    anything else the files show (the deals' double-dummy tables)."""
     inputs = [
         code_digest(),
         a.page.page_id,
@@ -71,6 +75,8 @@ def page_key(a: PageAnalysis, outcomes: list[ScenarioDeals] | None, wiki_url: st
     ]
     if lang:  # the site's language (kept out of the list when unset, so old keys stay)
         inputs.append(lang)
+    if extra is not None:
+        inputs.append(extra)
     return hashlib.sha256(json.dumps(inputs, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
 
 

@@ -62,6 +62,14 @@ class PageCounts:
 
 
 @dataclass(frozen=True)
+class DoubleDummyCounts:
+    """Published deals with a double-dummy table, and those still waiting for one."""
+
+    analysed: int
+    waiting: int
+
+
+@dataclass(frozen=True)
 class Freshness:
     """Everything `api/status.json` says, as typed values (times are ISO 8601 UTC)."""
 
@@ -74,6 +82,7 @@ class Freshness:
     recent_change_timestamp: str | None
     pages: PageCounts
     refusal: Refusal | None
+    dd: DoubleDummyCounts | None = None
 
     @property
     def updated_at(self) -> str:

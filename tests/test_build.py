@@ -33,7 +33,7 @@ def built(tmp_path_factory):
     state = base / "state.sqlite"
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    report = build(state, BuildSettings(out=base / "output", deals=3))
+    report = build(state, BuildSettings(out=base / "output", deals=3, dd_budget=0))
     return base, report
 
 
@@ -150,11 +150,11 @@ def test_rebuild_of_unchanged_input_writes_nothing(mirror):
     state, out, _ = mirror
     # The copy moved the output folder: nothing names it (the nginx snippet does not), so
     # even the first build here writes nothing.
-    assert build(state, BuildSettings(out=out, deals=3)).written == 0
+    assert build(state, BuildSettings(out=out, deals=3, dd_budget=0)).written == 0
     before = files_of(out)
     version = current_version(out)
     stamps = {p: p.stat().st_mtime_ns for p in version.rglob("*")}
-    report = build(state, BuildSettings(out=out, deals=3))
+    report = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     assert report.changed is False and report.deals_drawn == 0
     assert current_version(out) == version and files_of(out) == before
     assert {p: p.stat().st_mtime_ns for p in version.rglob("*")} == stamps
@@ -171,32 +171,32 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
 
     state, out, _ = mirror
     everything = _page_files(out)
-    assert build(state, BuildSettings(out=out, deals=3)).files_reused == len(everything)
+    assert build(state, BuildSettings(out=out, deals=3, dd_budget=0)).files_reused == len(everything)
     _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
-    edited = build(state, BuildSettings(out=out, deals=3))
+    edited = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl"}
     gone = {p for p in everything if p.startswith("scripts/42/")} - own  # scenarios 2..6 are no more
     assert own <= everything and len(gone) == 10 and edited.files_reused == len(everything) - len(own) - len(gone)
-    fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3))
+    fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3, dd_budget=0))
     assert fresh.files_reused == 0
     mine, theirs = files_of(out), files_of(tmp_path / "fresh")
     assert {p: mine[p] for p in everything - gone} == {p: theirs[p] for p in everything - gone}
     assert "H:6+" in mine["conventions/42.html"].decode("utf-8")
     # other code or templates: everything is rendered again (and comes out the same here)
     monkeypatch.setattr(render_cache, "code_digest", lambda: "another version of the code")
-    again = build(state, BuildSettings(out=out, deals=3))
+    again = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     assert again.files_reused == 0 and again.changed is False
 
 
 def test_a_page_file_missing_from_the_mirror_is_rendered(mirror):
     """The remembered keys are only trusted for files the published mirror still has."""
     state, out, _ = mirror
-    build(state, BuildSettings(out=out, deals=3))
+    build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     manifest_path = current_version(out) / ".manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     del manifest["conventions/42.html"]
     manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
-    report = build(state, BuildSettings(out=out, deals=3))
+    report = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     assert report.files_reused == len(_page_files(out)) - 1
     assert report.changed and (out / "conventions/42.html").read_bytes().startswith(b"<!DOCTYPE")
 
@@ -213,7 +213,7 @@ def test_last_known_good_is_served_while_a_page_is_broken(mirror):
     good = load(out, "api/get/pageid/42.json")["shapeconstraints"]
     good_deals = load(out, "api/deals/42.json")
     _edit(state, 42, "1H-4C: opner H:5+", revid=2000)
-    report = build(state, BuildSettings(out=out, deals=3))
+    report = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     assert report.statuses["stale"] == 1 and report.deals_drawn == 0
     stale = load(out, "api/get/pageid/42.json")["shapeconstraints"]
     assert stale["scenarios"] == good["scenarios"] and stale["raw"] == good["raw"]
@@ -224,11 +224,11 @@ def test_last_known_good_is_served_while_a_page_is_broken(mirror):
     assert row["servingRevid"] == 1029 and row["raw"] == "1H-4C: opner H:5+"
     # Still broken in a later revision: "since" stays at the first broken one.
     _edit(state, 42, "1H-4C: opner H:6+", revid=2001)
-    build(state, BuildSettings(out=out, deals=3))
+    build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     assert load(out, "api/get/pageid/42.json")["shapeconstraints"]["brokenSince"]["revid"] == 2000
     # Fixed: the new revision is served, with new deals.
     _edit(state, 42, "1H-4C: opener H:6+", revid=2002)
-    report = build(state, BuildSettings(out=out, deals=3))
+    report = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     fixed = load(out, "api/get/pageid/42.json")["shapeconstraints"]
     assert fixed["stale"] is False and fixed["revid"] == 2002 and report.deals_drawn == 1
 
@@ -239,7 +239,7 @@ def test_deleted_and_moved_pages_leave_no_stale_files(mirror):
         with store.transaction() as db:
             StateStore.delete(db, 15)  # Stayman
     _edit(state, 42, store_raw(state, 42), revid=3000, title="Splinter (convenzione)")
-    build(state, BuildSettings(out=out, deals=3))
+    build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     files = files_of(out)
     assert not any("Stayman" in name or name.endswith("/15.json") or name == "deals/15.pbn" for name in files)
     assert "api/get/title/Splinter.json" not in files
@@ -257,7 +257,7 @@ def store_raw(state: Path, page_id: int) -> str | None:
 def test_everything_from_the_wiki_is_escaped(mirror):
     state, out, _ = mirror
     _edit(state, 21, "<script>alert(1)</script> opener S:5+", revid=4000, title="Smolen <b>bold</b>")
-    build(state, BuildSettings(out=out, deals=3))
+    build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     for page in ("report/index.html", "index.html"):
         html = (out / page).read_text(encoding="utf-8")
         assert "<script>" not in html and "<b>bold" not in html
@@ -269,12 +269,12 @@ def test_deals_are_the_same_whether_dealt_in_parallel_or_not(sample_state_copy, 
     import site_builder.build as build_module
 
     state, tmp = sample_state_copy
-    parallel = build(state, BuildSettings(out=tmp / "a", deals=2))
+    parallel = build(state, BuildSettings(out=tmp / "a", deals=2, dd_budget=0))
     assert parallel.deals_drawn >= build_module.PARALLEL_FROM
     with StateStore(state) as store:
         store.connection.execute("DELETE FROM build_deals")
     monkeypatch.setattr(build_module, "PARALLEL_FROM", 10**9)
-    build(state, BuildSettings(out=tmp / "b", deals=2))
+    build(state, BuildSettings(out=tmp / "b", deals=2, dd_budget=0))
     a, b = files_of(tmp / "a"), files_of(tmp / "b")
     a.pop(".manifest.json"), b.pop(".manifest.json")
     a.pop("nginx/bridgeshape-api.conf"), b.pop("nginx/bridgeshape-api.conf")
@@ -300,7 +300,7 @@ def test_a_scenario_too_rare_to_deal_is_reported_not_called_impossible(sample_st
     monkeypatch.setattr(ScenarioSampler, "batches", no_luck)
     monkeypatch.setattr("site_builder.build.PARALLEL_FROM", 10**9)  # workers would not see the patch
     state, tmp = sample_state_copy
-    build(state, BuildSettings(out=tmp / "out", deals=2))
+    build(state, BuildSettings(out=tmp / "out", deals=2, dd_budget=0))
     scenario = load(tmp / "out", "api/deals/15.json")["scenarios"][0]
     assert scenario["deals"] == [] and "unsatisfiable" not in scenario
     assert scenario["probability_ci95"] == [0, 3.2e-7] and "may be unsatisfiable" in scenario["too_rare"]

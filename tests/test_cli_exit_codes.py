@@ -40,7 +40,7 @@ def test_every_status_is_tested_here() -> None:
 
 
 def test_ok(synced: Path, tmp_path: Path) -> None:
-    assert status("build", "--state", str(synced), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.OK == 0
+    assert status("build", "--state", str(synced), "--out", str(tmp_path / "out"), "--deals", "1", "--no-dd", "-q") == ExitCode.OK == 0
     assert (tmp_path / "out" / "api" / "list.json").is_file()
 
 
@@ -74,7 +74,7 @@ def test_state_error(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
 def test_build_error_when_the_output_cannot_be_published(synced: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n", encoding="utf-8")
-    assert status("build", "--state", str(synced), "--out", str(blocker / "out"), "--deals", "1", "-q") == ExitCode.BUILD_ERROR == 6
+    assert status("build", "--state", str(synced), "--out", str(blocker / "out"), "--deals", "1", "--no-dd", "-q") == ExitCode.BUILD_ERROR == 6
     assert "cannot publish to" in caplog.text
 
 

@@ -29,7 +29,7 @@ def test_success_ends_with_one_ok_line(tmp_path: Path) -> None:
     export = tmp_path / "export.xml"
     export.write_text(EXPORT, encoding="utf-8")
     state, out = str(tmp_path / "state.sqlite"), str(tmp_path / "out")
-    done = run("update", "--dump", str(export), "--state", state, "--out", out, "--deals", "1")
+    done = run("update", "--dump", str(export), "--state", state, "--out", out, "--deals", "1", "--no-dd")
     assert done.returncode == 0, done.stderr
     line = last_line(done)
     assert "update: ok: build: 2 pages (" in line and "files written" in line, line
@@ -37,7 +37,7 @@ def test_success_ends_with_one_ok_line(tmp_path: Path) -> None:
     sync = run("sync", "--dump", str(export), "--state", state)
     assert "sync: ok: sync (dump): 2 convention pages" in last_line(sync)
     # -q, as cron runs it: a success prints nothing, so cron mails nothing.
-    quiet = run("build", "--state", state, "--out", out, "--deals", "1", "-q")
+    quiet = run("build", "--state", state, "--out", out, "--deals", "1", "--no-dd", "-q")
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
@@ -55,6 +55,6 @@ def test_failure_ends_with_one_failed_line_naming_status_and_cause(tmp_path: Pat
     export.write_text(EXPORT, encoding="utf-8")
     state = str(tmp_path / "state.sqlite")
     assert run("sync", "--dump", str(export), "--state", state, "-q").returncode == 0
-    done = run("build", "--state", state, "--out", str(blocker / "out"), "--deals", "1")
+    done = run("build", "--state", state, "--out", str(blocker / "out"), "--deals", "1", "--no-dd")
     assert done.returncode == 6
     assert "build: FAILED (exit 6 build_error): build failed, the published mirror is unchanged: cannot publish" in last_line(done)

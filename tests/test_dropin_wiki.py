@@ -61,7 +61,7 @@ def built(mediawiki_installed, tmp_path_factory: pytest.TempPathFactory):
         out = work / "output"
         done = subprocess.run(
             [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--api", wiki.api_url, "--state", str(work / "state.sqlite"),
-             "--out", str(out), "--deals", "1", "--contact", "tests@example.org"],
+             "--out", str(out), "--deals", "1", "--no-dd", "--contact", "tests@example.org"],
             capture_output=True, text=True, timeout=300,
         )
         assert done.returncode == 0, done.stderr

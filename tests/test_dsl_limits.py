@@ -76,7 +76,7 @@ def test_a_page_past_a_limit_is_broken_in_the_report_and_the_others_publish(tmp_
             StateStore.upsert(db, WikiPage(pid, f"Hostile {pid}", 0, pid, "2026-11-29T10:00:00Z", raw))
         StateStore.upsert(db, WikiPage(9, "Stayman", 0, 9, "2026-11-29T10:00:00Z", "opener hcp:15-17 shape:balanced"))
     started = time.perf_counter()
-    report = build(state, BuildSettings(out=out, deals=2))
+    report = build(state, BuildSettings(out=out, deals=2, dd_budget=0))
     assert time.perf_counter() - started < 60
     assert report.statuses["broken"] == 3 and report.statuses["ok"] == 1
     broken = json.loads((out / "report/report.json").read_text())["broken"]

@@ -39,7 +39,7 @@ def sample(tmp_path_factory):
     state = base / "state.sqlite"
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    build(state, BuildSettings(out=base / "output", deals=5))
+    build(state, BuildSettings(out=base / "output", deals=5, dd_budget=0))
     out = (base / "output").resolve()
     pages = {}
     for path in sorted((out / "api/deals").glob("*.json")):

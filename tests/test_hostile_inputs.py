@@ -79,7 +79,7 @@ def test_damaged_deals_remembered_in_the_state_are_exit_5(tmp_path):
 
     state = tmp_path / "state.sqlite"
     assert status("sync", "--dump", str(SAMPLE), "--state", str(state), "-q") == ExitCode.OK
-    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.OK
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "--no-dd", "-q") == ExitCode.OK
     with sqlite3.connect(state) as db:
         db.execute("UPDATE build_deals SET document = '{\"index\": 1, \"lab'")
-    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "-q") == ExitCode.STATE_ERROR
+    assert status("build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "1", "--no-dd", "-q") == ExitCode.STATE_ERROR

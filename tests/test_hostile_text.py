@@ -46,7 +46,7 @@ def test_a_javascript_base_in_an_export_becomes_no_link_in_the_mirror(tmp_path):
     state, out = tmp_path / "state.sqlite", tmp_path / "output"
     with StateStore(state) as store:
         sync_from_dump(export, store, SyncSettings())
-    build(state, BuildSettings(out=out, deals=1))
+    build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     pages = [p for p in out.resolve().rglob("*.html")]
     assert pages and not any("javascript:" in p.read_text(encoding="utf-8").lower() for p in pages)
     assert "javascript" not in (out / "report/report.json").read_text().lower()

@@ -223,14 +223,14 @@ def test_validate_speaks_the_terminal_language_and_its_json_keeps_the_english_me
 @pytest.fixture(scope="module")
 def italian(state, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("it") / "output"
-    build(state, BuildSettings(out=out, deals=2))
+    build(state, BuildSettings(out=out, deals=2, dd_budget=0))
     return out
 
 
 @pytest.fixture(scope="module")
 def english(state, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("en") / "output"
-    build(state, BuildSettings(out=out, deals=2, lang="en"))
+    build(state, BuildSettings(out=out, deals=2, lang="en", dd_budget=0))
     return out
 
 
@@ -320,13 +320,13 @@ def test_the_report_links_the_edit_that_broke_a_page_and_says_what_its_last_vali
     copy = tmp_path / "state.sqlite"
     shutil.copy(state, copy)
     out = tmp_path / "out"
-    build(copy, BuildSettings(out=out, deals=1))
+    build(copy, BuildSettings(out=out, deals=1, dd_budget=0))
     with StateStore(copy) as store:
         page = store.page(SPLINTER_ID)
         served = page.revid
         with store.transaction() as db:
             StateStore.upsert(db, replace(page, raw="opener H:5+ hcp:12-21; responder H4+", revid=9000, timestamp="2026-11-30T10:00:00Z"))
-    build(copy, BuildSettings(out=out, deals=1))
+    build(copy, BuildSettings(out=out, deals=1, dd_budget=0))
     report = (out / "report/index.html").read_text(encoding="utf-8")
     section = report[report.index(f'id="page-{SPLINTER_ID}"') :]
     section = section[: section.index("</section>")]
@@ -350,10 +350,10 @@ def test_a_new_language_renders_every_page_again(state, tmp_path):
     copy = tmp_path / "state.sqlite"
     shutil.copy(state, copy)
     out = tmp_path / "out"
-    build(copy, BuildSettings(out=out, deals=1))
-    again = build(copy, BuildSettings(out=out, deals=1, lang="it"))
+    build(copy, BuildSettings(out=out, deals=1, dd_budget=0))
+    again = build(copy, BuildSettings(out=out, deals=1, lang="it", dd_budget=0))
     assert again.files_reused > 0 and not again.changed  # the wiki's language is Italian
-    english = build(copy, BuildSettings(out=out, deals=1, lang="en"))
+    english = build(copy, BuildSettings(out=out, deals=1, lang="en", dd_budget=0))
     assert english.files_rendered > 0 and english.changed
     assert '<html lang="en">' in (out / f"conventions/{SPLINTER_ID}.html").read_text(encoding="utf-8")
 

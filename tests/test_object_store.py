@@ -151,7 +151,7 @@ def dealt_state(tmp_path_factory) -> Path:
     state = base / "state.sqlite"
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    build(state, BuildSettings(out=base / "output", deals=2))
+    build(state, BuildSettings(out=base / "output", deals=2, dd_budget=0))
     return state
 
 
@@ -164,7 +164,7 @@ def state(dealt_state, tmp_path) -> Path:
 
 def _settings(tmp_path: Path, s3_server: str, bucket: str) -> BuildSettings:
     target = BucketTarget.parse(f"s3://{bucket}/mirror", s3_server)
-    return BuildSettings(out=tmp_path / "stage", deals=2, bucket=target)
+    return BuildSettings(out=tmp_path / "stage", deals=2, bucket=target, dd_budget=0)
 
 
 def _objects(client, bucket: str) -> dict[str, str]:
@@ -336,7 +336,7 @@ def test_a_failure_part_way_keeps_the_old_indexes_and_the_next_run_finishes(tmp_
         sync_from_dump(SAMPLE, store, SyncSettings())
     code = cli.main([
         "build", "--state", str(state), "--out", f"s3://{bucket}/mirror", "--endpoint-url", s3_server,
-        "--stage", str(settings.out), "--deals", "2",
+        "--stage", str(settings.out), "--deals", "2", "--no-dd",
     ])
     assert code == ExitCode.BUILD_ERROR
     assert f"bucket {bucket!r}" in capsys.readouterr().err
@@ -354,7 +354,7 @@ def test_two_runs_at_once(tmp_path, s3_server, s3, capsys, state):
     assert set(_objects(client, bucket)) == {lock}  # nothing published
     code = cli.main([
         "build", "--state", str(state), "--out", f"s3://{bucket}/mirror", "--endpoint-url", s3_server,
-        "--stage", str(tmp_path / "stage"), "--deals", "2",
+        "--stage", str(tmp_path / "stage"), "--deals", "2", "--no-dd",
     ])
     assert code == ExitCode.LOCKED
     assert "lock object" in capsys.readouterr().err

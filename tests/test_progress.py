@@ -109,7 +109,7 @@ def counts(output: str, label: str) -> set[int]:
 
 def test_live_counts_and_log_lines_on_their_own_lines(export, tmp_path):
     status, output = run_in_terminal(
-        "update", "--dump", str(export), "--state", str(tmp_path / "s.sqlite"), "--out", str(tmp_path / "out"), "--deals", "1"
+        "update", "--dump", str(export), "--state", str(tmp_path / "s.sqlite"), "--out", str(tmp_path / "out"), "--deals", "1", "--no-dd"
     )
     assert status == 0, output
     # The counts move: more than one value shown, the last one above 0.
@@ -129,13 +129,13 @@ def test_live_counts_and_log_lines_on_their_own_lines(export, tmp_path):
 
 def test_no_progress_with_quiet_or_without_a_terminal(export, tmp_path):
     state, out = str(tmp_path / "s.sqlite"), str(tmp_path / "out")
-    status, output = run_in_terminal("update", "--dump", str(export), "--state", state, "--out", out, "--deals", "1", "-q")
+    status, output = run_in_terminal("update", "--dump", str(export), "--state", state, "--out", out, "--deals", "1", "--no-dd", "-q")
     assert status == 0
     # -q: only the warning, no bar
     assert "scenarios dealt" not in output and "pages read" not in output and "\r" not in output.replace("\r\n", "\n")
     assert "WARNING: the title " in output
     piped = subprocess.run(
-        [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--dump", str(export), "--state", state, "--out", out, "--full"],
+        [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--dump", str(export), "--state", state, "--out", out, "--full", "--no-dd"],
         capture_output=True, text=True, timeout=240, cwd=ROOT,
     )
     assert piped.returncode == 0

@@ -31,7 +31,7 @@ def test_build_of_a_missing_or_empty_state_is_exit_5_and_keeps_the_mirror(tmp_pa
     assert current_version(out) == published
     assert len(json.loads((out / "api/listall.json").read_text())["pages"]) > 10
     with pytest.raises(StateError, match="no state store"):
-        build(tmp_path / "missing.sqlite", BuildSettings(out=out))
+        build(tmp_path / "missing.sqlite", BuildSettings(out=out, dd_budget=0))
     assert "run sync first" in capsys.readouterr().err
 
 

@@ -79,7 +79,7 @@ def _sync_and_build(base: Path, lang: str | None = "en", deals: int = 3) -> Path
     state = base / "state.sqlite"
     with StateStore(state) as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    build(state, BuildSettings(out=base / "output", deals=deals, lang=lang))
+    build(state, BuildSettings(out=base / "output", deals=deals, lang=lang, dd_budget=0))
     return base / "output"
 
 
@@ -101,7 +101,7 @@ def hostile(sample, tmp_path_factory) -> Path:
             page = store.page(page_id)
             with store.transaction() as db:
                 StateStore.upsert(db, replace(page, title=title, raw=raw, revid=revid, timestamp="2026-11-29T12:00:00Z"))
-    build(state, BuildSettings(out=base / "output", deals=3, lang="en"))
+    build(state, BuildSettings(out=base / "output", deals=3, lang="en", dd_budget=0))
     return base / "output"
 
 

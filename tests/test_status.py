@@ -34,7 +34,7 @@ def built(tmp_path_factory):
     base = tmp_path_factory.mktemp("status")
     with StateStore(base / "state.sqlite") as store:
         sync_from_dump(SAMPLE, store, SyncSettings())
-    build(base / "state.sqlite", BuildSettings(out=base / "output", deals=1))
+    build(base / "state.sqlite", BuildSettings(out=base / "output", deals=1, dd_budget=0))
     return base
 
 
@@ -43,7 +43,7 @@ def mirror(built, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(built, copy, symlinks=True)
     state, out = copy / "state.sqlite", copy / "output"
-    build(state, BuildSettings(out=out, deals=1))  # absorb the move (the nginx snippet names the folder)
+    build(state, BuildSettings(out=out, deals=1, dd_budget=0))  # absorb the move (the nginx snippet names the folder)
     return state, out
 
 
@@ -74,6 +74,7 @@ def test_the_sample_mirror_says_what_it_is_and_how_fresh(mirror):
         "recentChangeTimestamp": None,  # an export has no recent changes
         "pages": {"total": 24, "ok": 19, "stale": 0, "broken": 3, "noConstraints": 2},
         "refusal": None,
+        "doubleDummy": {"analysed": 0, "waiting": 45},  # built with --no-dd: one deal per scenario waits
     }
     assert status["lastSync"] and status["builtAt"] >= status["lastSync"]
     with StateStore(state) as store:
@@ -101,7 +102,7 @@ def test_an_api_source_its_cursor_and_a_refusal_are_shown(mirror):
     put_meta(state, "cursor", {"rcid": 5, "rc_timestamp": "2026-11-30T09:00:00Z", "logid": 1, "log_timestamp": "2026-11-30T08:00:00Z"})
     refusal = Refusal(at="2026-12-01T10:00:00Z", message="20 of the 24 stored convention pages would go", removed=20, stored=24)
     record_refusal(state, refusal)
-    build(state, BuildSettings(out=out, deals=1))
+    build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     status = status_of(out)
     assert status["source"] == {"api": url, "dump": None}
     assert status["recentChangeTimestamp"] == "2026-11-30T09:00:00Z"
@@ -114,17 +115,17 @@ def test_build_time_moves_only_when_the_content_does(mirror, monkeypatch):
     version = current_version(out)
     # Nothing changed: nothing written (the status included), the same build time.
     monkeypatch.setattr(status_module, "now_timestamp", lambda: "2030-01-01T00:00:00Z")
-    again = build(state, BuildSettings(out=out, deals=1))
+    again = build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     assert again.changed is False and current_version(out) == version and status_of(out) == first
     # Syncs that found nothing new: nothing written while the published lastSync is under
     # an hour old; then the status and the two pages showing it, nothing else.
     synced = datetime.fromisoformat(first["lastSync"].replace("Z", "+00:00"))
     soon, later = (format_timestamp(synced + timedelta(minutes=m)) for m in (55, 61))
     put_meta(state, "last_sync", soon)
-    idle = build(state, BuildSettings(out=out, deals=1))
+    idle = build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     assert idle.changed is False and status_of(out) == first
     put_meta(state, "last_sync", later)
-    idle = build(state, BuildSettings(out=out, deals=1))
+    idle = build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     assert idle.changed and idle.written == 3
     status = status_of(out)
     assert status["lastSync"] == later and status["builtAt"] == first["builtAt"]
@@ -133,7 +134,7 @@ def test_build_time_moves_only_when_the_content_does(mirror, monkeypatch):
         page = store.page(42)
         with store.transaction() as db:
             StateStore.upsert(db, replace(page, raw="opener H:6+ hcp:11-15", revid=5000))
-    build(state, BuildSettings(out=out, deals=1))
+    build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     status = status_of(out)
     assert status["builtAt"] == "2030-01-01T00:00:00Z" and status["newestRevid"] == 5000
 
@@ -142,14 +143,14 @@ def test_a_second_mirror_of_the_same_state_has_the_same_status(mirror, tmp_path)
     """Two builds of one state store give the same files (the build time is the state's)."""
     state, out = mirror
     other = tmp_path / "other"
-    build(state, BuildSettings(out=other, deals=1))
+    build(state, BuildSettings(out=other, deals=1, dd_budget=0))
     assert status_of(other) == status_of(out)
 
 
 def test_front_page_and_report_show_updated_at(mirror):
     state, out = mirror
     put_meta(state, "last_sync", "2029-06-01T12:34:56Z")
-    build(state, BuildSettings(out=out, deals=1))
+    build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     for page in ("index.html", "report/index.html"):
         html = (out / page).read_text(encoding="utf-8")
         # In the sample wiki's language, Italian.
@@ -163,7 +164,7 @@ def test_convention_pages_point_to_the_status_without_a_time_of_their_own(mirror
     state, out = mirror
     before = (out / "conventions/42.html").read_bytes()
     put_meta(state, "last_sync", "2029-06-01T12:34:56Z")
-    build(state, BuildSettings(out=out, deals=1))
+    build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     html = (out / "conventions/42.html").read_text(encoding="utf-8")
     assert html.encode("utf-8") == before
     assert '<script src="../updated.js"></script>' in html and 'href="../api/status.json"' in html

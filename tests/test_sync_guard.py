@@ -57,7 +57,7 @@ def published(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A state store and a mirror made from an export of 10 convention pages."""
     export, state, out = tmp_path / "export.xml", tmp_path / "state.sqlite", tmp_path / "out"
     export.write_text(export_text(range(1, 11)), encoding="utf-8")
-    argv = ["update", "--dump", str(export), "--state", str(state), "--out", str(out), "--deals", "1", "-q"]
+    argv = ["update", "--dump", str(export), "--state", str(state), "--out", str(out), "--deals", "1", "--no-dd", "-q"]
     assert main(argv) == ExitCode.OK
     return export, state, out
 
@@ -65,7 +65,7 @@ def published(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_a_mistyped_template_is_refused_and_leaves_state_and_mirror_byte_identical(published, caplog):
     export, state, out = published
     before_state, before_mirror = state.read_bytes(), tree_digest(out)
-    argv = ["update", "--dump", str(export), "--state", str(state), "--out", str(out), "--deals", "1"]
+    argv = ["update", "--dump", str(export), "--state", str(state), "--out", str(out), "--deals", "1", "--no-dd"]
     with caplog.at_level(logging.ERROR):
         assert main([*argv, "--template", "Convenzone"]) == ExitCode.REFUSED
     assert state.read_bytes() == before_state

@@ -39,7 +39,7 @@ def test_a_build_with_clashing_and_deep_titles_publishes_every_page(tmp_path):
     with StateStore(state) as store, store.transaction() as db:
         for pid, title in CLASHING.items():
             StateStore.upsert(db, WikiPage(pid, title, 0, pid, "2026-11-29T10:00:00Z", "opener hcp:15-17 shape:balanced"))
-    report = build(state, BuildSettings(out=out, deals=1))
+    report = build(state, BuildSettings(out=out, deals=1, dd_budget=0))
     assert report.statuses["ok"] == len(CLASHING)
     for pid in CLASHING:
         document = json.loads((out / f"api/get/pageid/{pid}.json").read_text())

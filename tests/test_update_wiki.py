@@ -49,7 +49,7 @@ def wiki(mediawiki_installed):
 def update(wiki, state: Path, out: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "bridgeshape_mirror.cli", "update", "--api", wiki.api_url, "--state", str(state),
-         "--out", str(out), "--deals", "2", "--contact", "tests@example.org"],
+         "--out", str(out), "--deals", "2", "--no-dd", "--contact", "tests@example.org"],
         capture_output=True, text=True, timeout=300,
     )
 

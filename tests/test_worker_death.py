@@ -64,7 +64,7 @@ def children_of(pid: int) -> list[int]:
 def start_dealing(state: Path, out: Path) -> subprocess.Popen:
     """A build in a process group of its own, once its workers exist (dealing has begun)."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "bridgeshape_mirror.cli", "build", "--state", str(state), "--out", str(out), "--deals", str(DEALS)],
+        [sys.executable, "-m", "bridgeshape_mirror.cli", "build", "--state", str(state), "--out", str(out), "--deals", str(DEALS), "--no-dd"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
     )
     deadline = time.monotonic() + 60

@@ -23,6 +23,21 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0 or value == float("inf"):  # NaN fails the comparison
+        raise argparse.ArgumentTypeError("must be 0 or more seconds")
+    return value
+
+
+def dd_budget_override(args: argparse.Namespace) -> float | None:
+    """`--no-dd` is a budget of 0; otherwise `--dd-budget`, if given."""
+    return 0.0 if args.no_dd else args.dd_budget
+
+
 def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> None:
     if standalone:
         parser.add_argument("--config", metavar="FILE", help="a TOML configuration file (flags override it)")
@@ -52,6 +67,12 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
     )
     parser.add_argument("--lang", metavar="LANG", help="the language of the site and the report (default: the wiki's)")
 
+    dd = parser.add_mutually_exclusive_group()
+    dd.add_argument(
+        "--dd-budget", type=_seconds, metavar="SECONDS",
+        help="seconds of double-dummy analysis per run for deals without a table; the rest wait for later runs (default {dd_budget:g})",
+    )
+    dd.add_argument("--no-dd", action="store_true", help="no double-dummy analysis this run (tables already made are still published)")
 
 def max_age(text: str) -> int:
     """A --max-age value: whole seconds, 0 to a year."""
@@ -73,6 +94,7 @@ def build_with(config: Config) -> BuildReport:
         settings = BuildSettings(
             out=Path(config.local_out()), deals=config.deals, seed=config.seed,
             allow_removals=bool(config.allow_removals), max_age=config.max_age, lang=config.lang, bucket=bucket,
+            dd_budget=float(config.dd_budget),
         )
         return build(config.state, settings, progress)
 
@@ -96,7 +118,7 @@ def build_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The build's flags, as configuration overrides (build and update share them)."""
     return {
         "out": args.out, "deals": args.deals, "seed": args.seed, "endpoint_url": args.endpoint_url, "stage": args.stage,
-        "max_age": args.max_age, "lang": args.lang,
+        "max_age": args.max_age, "lang": args.lang, "dd_budget": dd_budget_override(args),
     }
 
 

@@ -7,11 +7,16 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from typing import TYPE_CHECKING
 
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
 from .common import chosen_scenarios, positive
+
+if TYPE_CHECKING:
+    from deals.boards import BoardDeal
+    from deals.pbn import PbnTag
 
 
 def _non_negative(text: str) -> int:
@@ -41,7 +46,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="random seed (default 0); the same DSL, count and seed give the same deals",
     )
     parser.add_argument("--format", choices=tuple(FORMATS), default="json", help="output format (default json)")
+    parser.add_argument(
+        "--dd", action="store_true",
+        help=(
+            "add each deal's double-dummy table and par (DDS; a few tables a second per core): `dd` and `par` "
+            "in JSON, the result table in PBN; deal k of the output is scored on board k's vulnerability"
+        ),
+    )
     parser.set_defaults(handler=run)
+
+
+class _DoubleDummy:
+    """The tables of the deals written, and what each format adds of them, each deal on its
+    board (the format's numbering: scenarios in turn)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, object] = {}
+
+    def solve(self, pbns: tuple[str, ...]) -> None:
+        from deals.double_dummy import solve
+
+        for pbn, table in zip(pbns, solve(pbns)):
+            if table is None:
+                print(f"double dummy: DDS failed on {pbn}; written without its table", file=sys.stderr)
+            else:
+                self.tables[pbn] = table
+
+    def options(self, name: str) -> dict[str, object]:
+        return {"json": {"deal_fields": self.json_fields}, "pbn": {"extra_tags": self.pbn_tags}}.get(name, {})
+
+    def json_fields(self, pbn: str, number: int) -> dict[str, object] | None:
+        from deals.boards import board
+        from deals.double_dummy import par
+
+        table = self.tables.get(pbn)
+        return None if table is None else {"dd": table.to_json(), "par": par(table, board(number)).to_json()}
+
+    def pbn_tags(self, deal: BoardDeal) -> tuple[PbnTag, ...]:
+        from deals.double_dummy import pbn_tags
+
+        table = self.tables.get(deal.pbn)
+        return () if table is None else pbn_tags(table, deal.board)
 
 
 def run(args: argparse.Namespace) -> ExitCode:
@@ -56,12 +101,18 @@ def run(args: argparse.Namespace) -> ExitCode:
     from store.version import VERSION
 
     out = sys.stdout.buffer
-    writer = open_writer(args.format, out, tool=f"bridgeshape-mirror {VERSION}", seed=f"seed {args.seed}")
+    dd = _DoubleDummy() if args.dd else None
+    writer = open_writer(
+        args.format, out, tool=f"bridgeshape-mirror {VERSION}", seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {})
+    )
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:
-        stream = functools.partial(writer.deals, index, scenario.label)
+        # With --dd a scenario is dealt whole, then solved in DDS's batches, then written.
+        stream = None if dd else functools.partial(writer.deals, index, scenario.label)
         outcome = deal_outcome(scenario, index, args.count, make_rng(args.seed, index), stream)
+        if dd:
+            dd.solve(outcome.deals)
         if outcome.no_deals_reason:
             out.flush()  # the deals so far before the message, in a terminal
             name = f"scenario {index}" + (f" ({scenario.label})" if scenario.label else "")

@@ -15,17 +15,24 @@ Board numbers depend on every scenario's deals, so the writer holds them until `
 from __future__ import annotations
 
 import json
-from typing import BinaryIO
+from collections.abc import Callable, Mapping
+from typing import Any, BinaryIO
 
 from ..boards import board_numbers, dealer_and_vulnerable
 from .held import HeldDeals
 
 
 class Writer(HeldDeals):
-    def __init__(self, out: BinaryIO, **context: str):
+    """`deal_fields(pbn, board)`, if given, gives more fields for a deal after its own (double
+    dummy: `dd` and `par`); `None` or `{}`: none."""
+
+    def __init__(
+        self, out: BinaryIO, deal_fields: Callable[[str, int], Mapping[str, Any] | None] | None = None, **context: str
+    ):
         # `context` (title, tool, seed) is for the formats that print it; JSON has its own fields.
         super().__init__()
         self._out = out
+        self._deal_fields = deal_fields
 
     def end(self) -> None:
         # Board numbers without BoardDeal objects, and written a scenario at a time: 100,000
@@ -40,9 +47,11 @@ class Writer(HeldDeals):
                 for pbn, n in zip(o.deals[start : start + _CHUNK], board[start : start + _CHUNK]):
                     dealer, vulnerable = dealer_and_vulnerable(n)
                     # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
+                    extra = self._deal_fields(pbn, n) if self._deal_fields is not None else None
+                    more = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in (extra or {}).items())
                     lines.append(
                         f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
-                        f'"board_pbn": "{dealer}{pbn[1:]}"}}'
+                        f'"board_pbn": "{dealer}{pbn[1:]}"{more}}}'
                     )
                 self._out.write(((",\n" if start else "\n") + ",\n".join(lines)).encode("ascii"))
             tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())

@@ -1,0 +1,49 @@
+"""Double-dummy tables kept with the deals, in their own table of the state file: one row per
+deal (its PBN string with the opener North), so a table is computed once, whatever board or
+page the deal is published on, and only again when the deal changes. A deal DDS failed on
+has no row, so the next run tries it again. Written through the store's transactions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from deals.double_dummy import DDTable
+
+from .state import StateStore
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS dd_tables (
+    deal   TEXT PRIMARY KEY,
+    tricks TEXT NOT NULL
+);
+"""
+
+
+class DDTables:
+    def __init__(self, store: StateStore):
+        self.store = store
+        store.add_tables(_SCHEMA)
+
+    def find(self, deals: Iterable[str]) -> dict[str, DDTable]:
+        """The stored tables of those of `deals` that have one."""
+        wanted = set(deals)
+        with self.store.reading():  # a damaged row is the state's fault (exit 5), as for deals
+            rows = self.store.connection.execute("SELECT deal, tricks FROM dd_tables").fetchall()
+            return {deal: DDTable.from_text(tricks) for deal, tricks in rows if deal in wanted}
+
+    def add(self, tables: Mapping[str, DDTable]) -> None:
+        """Keep these new tables now (one transaction): work done is not lost to a later failure."""
+        if not tables:
+            return
+        with self.store.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO dd_tables VALUES (?, ?)", [(d, t.text) for d, t in tables.items()])
+
+    def keep_only(self, deals: Iterable[str]) -> None:
+        """Forget the tables of deals no longer published (after the build has published)."""
+        keep = set(deals)
+        with self.store.reading():
+            stored = [row[0] for row in self.store.connection.execute("SELECT deal FROM dd_tables")]
+        gone = [(deal,) for deal in stored if deal not in keep]
+        if gone:
+            with self.store.transaction() as db:
+                db.executemany("DELETE FROM dd_tables WHERE deal = ?", gone)

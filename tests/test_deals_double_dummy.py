@@ -1,0 +1,242 @@
+"""Double-dummy tables and par (deals/double_dummy.py) against DDS's own test set and hand
+checks, its PBN tags, and the table kept in the state store (store/dd_tables.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deals.boards import Board, board
+from deals.double_dummy import (
+    RESULT_TABLE_TAG,
+    STRAINS,
+    DDTable,
+    ParContract,
+    Summary,
+    par,
+    pbn_tags,
+    solve,
+    summary,
+)
+from deals.pbn import PbnTag
+from dsl.deck import RANK_LETTERS
+from dsl.model import Role
+from store.dd_tables import DDTables
+from store.errors import StateError
+from store.state import StateStore
+
+#: North-South hold every card higher than any of East-West's, in every suit.
+TOP_CARDS = "N:AKQJ.AKQJ.AKQ.AK 765.765.8765.876 T98.T98.JT9.QJT9 432.432.432.5432"
+
+#: Deals 1 and 3 of DDS's example set (examples/hands.cpp), with the tables it expects there:
+#: per strain S H D C NT, the tricks of North, East, South, West.
+DDS_HAND_1 = "N:QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652 AT942.AQ4.32.KJ3"
+DDS_TABLE_1 = (5, 8, 5, 8, 6, 6, 6, 6, 5, 7, 5, 7, 7, 5, 7, 5, 6, 6, 6, 6)
+DDS_HAND_3 = "N:73.QJT.AQ54.T752 QT6.876.KJ9.AQ84 5.A95432.7632.K6 AKJ9842.K.T8.J93"
+DDS_TABLE_3 = (3, 10, 3, 10, 9, 4, 9, 4, 8, 4, 8, 4, 3, 9, 3, 9, 4, 8, 4, 8)
+
+SEAT_OF = {Role.OPENER: 0, Role.OPP1: 1, Role.RESPONDER: 2, Role.OPP2: 3}
+
+
+def dds_order(table: DDTable) -> tuple[int, ...]:
+    """Our table in the order of DDS's example file (the opener is North)."""
+    by_seat = {seat: role for role, seat in SEAT_OF.items()}
+    return tuple(table.of(by_seat[seat], strain) for strain in ("S", "H", "D", "C", "NT") for seat in range(4))
+
+
+@pytest.fixture(scope="module")
+def tables() -> dict[str, DDTable]:
+    deals = [TOP_CARDS, DDS_HAND_1, DDS_HAND_3]
+    return dict(zip(deals, solve(deals)))
+
+
+def test_the_side_with_every_top_card_makes_13_in_every_strain(tables):
+    table = tables[TOP_CARDS]
+    for role in (Role.OPENER, Role.RESPONDER):
+        assert [table.of(role, strain) for strain in STRAINS] == [13] * 5
+    # Defending, their opponents take no trick in notrump (a trump suit may let them ruff).
+    assert table.of(Role.OPP1, "NT") == table.of(Role.OPP2, "NT") == 0
+
+
+def test_dds_example_deals_give_their_published_tables(tables):
+    assert dds_order(tables[DDS_HAND_1]) == DDS_TABLE_1
+    assert dds_order(tables[DDS_HAND_3]) == DDS_TABLE_3
+
+
+def test_the_table_is_keyed_by_role_and_strain(tables):
+    doc = tables[DDS_HAND_1].to_json()
+    assert list(doc) == ["opener", "responder", "opp1", "opp2"]
+    assert list(doc["opener"]) == ["NT", "S", "H", "D", "C"]
+    assert doc["opp1"] == {"NT": 6, "S": 8, "H": 6, "D": 7, "C": 5}
+
+
+def test_dds_example_par_on_its_own_board(tables):
+    # hands.cpp: deal 1, dealer North, nobody vulnerable: EW make 2S, -110 for North-South.
+    result = par(tables[DDS_HAND_1], Board(1, 0, "None"))
+    assert result.score == -110
+    assert [c.text for c in result.contracts] == ["2S by opp1", "2S by opp2"]
+    # Deal 3: NS sacrifice in 5H doubled, two down: -300.
+    result = par(tables[DDS_HAND_3], Board(1, 0, "None"))
+    assert result.score == -300
+    assert result.contracts == (
+        ParContract(5, "H", True, Role.OPENER, -2),
+        ParContract(5, "H", True, Role.RESPONDER, -2),
+    )
+
+
+@pytest.mark.parametrize(
+    "vulnerable, roles, score, contract",
+    [
+        # EW make 4S (10 tricks); NS take 9 in hearts, so 5H doubled is two down. By hand:
+        ("None", [], -300, "5Hx-2 by opener"),  # 300 beats 420
+        ("NS", ["opener", "responder"], -420, "4S by opp1"),  # 500 vulnerable is worse than 420
+        ("EW", ["opp1", "opp2"], -300, "5Hx-2 by opener"),  # 300 beats 620
+        ("All", ["opener", "responder", "opp1", "opp2"], -500, "5Hx-2 by opener"),  # 500 beats 620
+    ],
+)
+def test_par_on_the_four_vulnerabilities(tables, vulnerable, roles, score, contract):
+    result = par(tables[DDS_HAND_3], Board(1, 0, vulnerable))
+    assert result.to_json()["vulnerable"] == roles
+    assert result.score == score
+    assert contract in result.to_json()["contracts"]
+
+
+def test_par_follows_the_opener_to_the_dealer_seat(tables):
+    # Board 2: East deals and NS are vulnerable, so the opener's side (East-West now) is not:
+    # the same as the opener North on a board where only EW are vulnerable.
+    assert par(tables[DDS_HAND_3], board(2)) == par(tables[DDS_HAND_3], Board(1, 0, "EW"))
+
+
+def test_pbn_tags_in_the_boards_orientation(tables):
+    table = tables[DDS_HAND_3]
+    tags = pbn_tags(table, board(2))  # the opener sits East: North-South are the opponents
+    assert tags[0] == PbnTag("OptimumScore", "NS 300")
+    assert tags[1] == PbnTag("ParContract", "EW 5Hx-2")
+    assert (tags[2].name, tags[2].value, tags[2].verbatim) == ("OptimumResultTable", "Declarer;Denomination\\2R;Result\\2R", True)
+    rows = list(tags[2].rows)
+    assert len(tags) == 3 and len(rows) == 20
+    assert rows[:5] == ["N NT  8", "N  S 10", "N  H  4", "N  D  4", "N  C  9"]  # opp2 sits North
+    assert rows[10:15] == ["E NT  4", "E  S  3", "E  H  9", "E  D  8", "E  C  3"]  # the opener
+    on_board_1 = pbn_tags(table, board(1))
+    assert on_board_1[0] == PbnTag("OptimumScore", "NS -300") and on_board_1[1] == PbnTag("ParContract", "NS 5Hx-2")
+
+
+def test_a_board_of_unknown_vulnerability_gets_the_table_only(tables):
+    tags = pbn_tags(tables[DDS_HAND_1], Board(1, 0, "?"))
+    assert [t.name for t in tags] == ["OptimumResultTable"] and len(tags[0].rows) == 20
+
+
+def test_the_summary_counts_games_and_slams_for_the_openers_side(tables):
+    top = tables[TOP_CARDS]
+    assert summary([top, tables[DDS_HAND_1], None]) == Summary(deals=3, analysed=2, game=1, slam=1)
+    # Deal 3: the opener's side takes 9 tricks in hearts, no game; with 9 in NT it would be one.
+    assert summary([tables[DDS_HAND_3]]) == Summary(1, 1, 0, 0)
+    assert summary([None]) == Summary(1, 0, 0, 0)
+
+
+def test_a_table_outside_its_bounds_is_refused():
+    with pytest.raises(ValueError):
+        DDTable((14,) * 20)
+    with pytest.raises(ValueError):
+        DDTable.from_text("abc")
+
+
+def test_a_deal_dds_cannot_take_comes_back_as_none(tables, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # DDS writes dump.txt where it runs for a deal it refuses
+    bad = "N:AKQJT98765432... ... ... ..."  # not 13 cards each
+    assert solve([TOP_CARDS, bad]) == [tables[TOP_CARDS], None]
+    assert list(tmp_path.iterdir()) == []  # refused before DDS saw it
+
+
+# --- properties: the same deal seen another way gives the same table, moved ---------------
+
+_CARDS = [s + r for s in "SHDC" for r in RANK_LETTERS]
+
+
+def _pbn(owner: list[int]) -> str:
+    hands = []
+    for seat in range(4):
+        suits = [
+            "".join(r for r in RANK_LETTERS if owner[_CARDS.index(s + r)] == seat) for s in "SHDC"
+        ]
+        hands.append(".".join(suits))
+    return "N:" + " ".join(hands)
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.permutations([seat for seat in range(4) for _ in range(13)]))
+def test_turning_the_deal_and_swapping_suits_moves_the_table(owner):
+    deal = _pbn(owner)
+    turned = _pbn([(seat + 1) % 4 for seat in owner])  # every hand one seat clockwise
+    swapped = _pbn([owner[_CARDS.index({"S": "H", "H": "S"}.get(c[0], c[0]) + c[1])] for c in _CARDS])
+    table, table_turned, table_swapped = solve([deal, turned, swapped])
+    # North's hand is East's in `turned`: the opener's row becomes opp1's, and so on round.
+    after = {Role.OPENER: Role.OPP1, Role.OPP1: Role.RESPONDER, Role.RESPONDER: Role.OPP2, Role.OPP2: Role.OPENER}
+    for role in Role:
+        for strain in STRAINS:
+            assert table_turned.of(after[role], strain) == table.of(role, strain)
+            other = {"S": "H", "H": "S"}.get(strain, strain)
+            assert table_swapped.of(role, other) == table.of(role, strain)
+            # Declarer's tricks and the defence's add up to 13 whoever declares.
+            assert 0 <= table.of(role, strain) <= 13
+
+
+# --- the state store -----------------------------------------------------------------------
+
+
+def test_tables_are_kept_by_deal_and_forgotten_when_unpublished(tmp_path, tables):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        kept = DDTables(store)
+        kept.add({DDS_HAND_1: tables[DDS_HAND_1], DDS_HAND_3: tables[DDS_HAND_3]})
+    with StateStore(tmp_path / "s.sqlite") as store:
+        kept = DDTables(store)
+        assert kept.find([DDS_HAND_1, TOP_CARDS]) == {DDS_HAND_1: tables[DDS_HAND_1]}
+        kept.keep_only([DDS_HAND_3])
+        assert kept.find([DDS_HAND_1, DDS_HAND_3]) == {DDS_HAND_3: tables[DDS_HAND_3]}
+
+
+def test_a_damaged_table_row_is_a_state_error(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        kept = DDTables(store)
+        with store.transaction() as db:
+            db.execute("INSERT INTO dd_tables VALUES (?, ?)", (DDS_HAND_1, "not a table"))
+        with pytest.raises(StateError):
+            kept.find([DDS_HAND_1])
+
+
+# --- the deals command ---------------------------------------------------------------------
+
+TWO_SCENARIOS = "opener hcp:20-21 shape:balanced // opener S:6+ hcp:5-10"
+
+
+def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
+    from test_deals_cli import run
+
+    from deals.pbn import iter_deal_strings
+
+    code, out, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2", "--dd")
+    assert code == 0
+    doc = json.loads(out)
+    deals = [d for s in doc["scenarios"] for d in s["deals"]]
+    tables = solve([d["pbn"] for d in deals])
+    for deal, table in zip(deals, tables):
+        assert deal["dd"] == table.to_json()
+        assert deal["par"] == par(table, board(deal["board"])).to_json()  # each deal on its own board
+    # The same deals as without --dd (it changes what is written, not what is dealt).
+    _, plain, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2")
+    assert [d["pbn"] for s in json.loads(plain)["scenarios"] for d in s["deals"]] == [d["pbn"] for d in deals]
+    code, pbn, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2", "--dd", "--format", "pbn")
+    text = pbn.decode("utf-8")
+    by_board = sorted(zip(deals, tables), key=lambda pair: pair[0]["board"])
+    assert code == 0 and list(iter_deal_strings(text)) == [d["board_pbn"] for d, _ in by_board]
+    assert text.count(RESULT_TABLE_TAG + "\r\n") == 4
+    games = text.split("\r\n\r\n")
+    for game, (deal, table) in zip(games, by_board):
+        # The rows in the board's orientation: the opener at the dealer's seat.
+        opener_seat, opp2_seat = deal["dealer"], "NESW"[("NESW".index(deal["dealer"]) + 3) % 4]
+        assert f"{opener_seat} NT {table.of(Role.OPENER, 'NT'):>2}\r\n" in game
+        assert f"{opp2_seat}  C {table.of(Role.OPP2, 'C'):>2}\r\n" in game
+        assert '[OptimumScore "NS ' in game and "[ParContract " in game
