@@ -87,3 +87,38 @@ def test_control_characters_from_the_dsl_are_escaped_on_the_terminal():
     assert "\\x1b[2J" in text
     labels = explain(dsl.parse("S\x1b[31m: opener H:5+"))
     assert "\x1b" not in labels and "S\\x1b[31m" in labels
+
+
+class CountingFiles(dict):
+    """A build's files that count how often they are walked through."""
+
+    walks = 0
+
+    def __iter__(self):
+        CountingFiles.walks += 1
+        return super().__iter__()
+
+
+def test_the_manifest_walks_the_files_once_whatever_the_number_of_pages():
+    from types import SimpleNamespace
+
+    from site_builder import layout
+    from site_builder.manifest import manifest_document
+
+    pages = 300
+    files = CountingFiles()
+    analyses = []
+    for pid in range(1, pages + 1):
+        files[layout.get_by_pageid(pid)] = b"{}"
+        files[layout.convention_html(pid)] = b"<html>"
+        for n in (2, 1, 10):
+            files[layout.script(pid, n, ".dlr")] = b"condition 1"
+        page = SimpleNamespace(page_id=pid, title=f"P{pid}")
+        analyses.append(SimpleNamespace(page=page, served_revid=pid, status=SimpleNamespace(value="ok")))
+    CountingFiles.walks = 0
+    document = manifest_document(analyses, {}, {}, files, None)
+    assert CountingFiles.walks <= 2  # one pass for the scripts, not one per page
+    first = next(p for p in document["pages"] if p["pageId"] == 1)
+    assert [f["path"] for f in first["files"]] == [
+        "api/get/pageid/1.json", "scripts/1/1.dlr", "scripts/1/2.dlr", "scripts/1/10.dlr", "conventions/1.html"
+    ]

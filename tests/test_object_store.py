@@ -179,6 +179,16 @@ def _body(client, bucket: str, key: str) -> bytes:
     return client.get_object(Bucket=bucket, Key=key)["Body"].read()
 
 
+def _edit_one_page(tmp_path: Path, state: Path) -> None:
+    """A new revision of Apertura 1SA (page 4) on the wiki, synced."""
+    edited = _edited_dump(
+        tmp_path, "| shape_constraints = opener shape:balanced hcp:15-17\n",
+        "| shape_constraints = opener shape:balanced hcp:14-16\n", ("<id>1004</id>", "<id>2004</id>"),
+    )
+    with StateStore(state) as store:
+        sync_from_dump(edited, store, SyncSettings())
+
+
 def _edited_dump(tmp_path: Path, old: str, new: str, revision: tuple[str, str] | None = None) -> Path:
     text = SAMPLE.read_text(encoding="utf-8")
     assert text.count(old) == 1
@@ -264,12 +274,7 @@ def test_one_page_changed_and_one_removed(tmp_path, s3_server, s3, state):
     build(state, settings)
     before = published_manifest(settings.out)
 
-    edited = _edited_dump(
-        tmp_path, "| shape_constraints = opener shape:balanced hcp:15-17\n",
-        "| shape_constraints = opener shape:balanced hcp:14-16\n", ("<id>1004</id>", "<id>2004</id>"),
-    )
-    with StateStore(state) as store:
-        sync_from_dump(edited, store, SyncSettings())
+    _edit_one_page(tmp_path, state)
     calls = _record_calls()
     report = build(state, settings)
     after = published_manifest(settings.out)
@@ -305,12 +310,7 @@ def test_a_failure_part_way_keeps_the_old_indexes_and_the_next_run_finishes(tmp_
     old_list = _body(client, bucket, "mirror/api/list.json")
     old_listall = _body(client, bucket, "mirror/api/listall.json")
 
-    edited = _edited_dump(
-        tmp_path, "| shape_constraints = opener shape:balanced hcp:15-17\n",
-        "| shape_constraints = opener shape:balanced hcp:14-16\n", ("<id>1004</id>", "<id>2004</id>"),
-    )
-    with StateStore(state) as store:
-        sync_from_dump(edited, store, SyncSettings())
+    _edit_one_page(tmp_path, state)
     calls = Calls()
     calls.fail_put = 3  # the lock, one object, then the network goes
     with pytest.raises(BucketError) as failure:
