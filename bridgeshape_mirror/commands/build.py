@@ -10,17 +10,10 @@ from typing import TYPE_CHECKING
 from ..config import Config, load
 from ..exit_codes import ExitCode
 from ..logs import Progress
-from .common import HelpWithDefaults, run_locked
+from .common import HelpWithDefaults, non_negative, run_locked
 
 if TYPE_CHECKING:
     from site_builder.build import BuildReport
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -59,8 +52,8 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
         "--stage", metavar="DIR",
         help="with an s3:// --out: the local folder the mirror is built in first (default: beside the state store)",
     )
-    parser.add_argument("--deals", type=_non_negative, metavar="N", help="sample deals per scenario (default {deals})")
-    parser.add_argument("--seed", type=_non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
+    parser.add_argument("--deals", type=non_negative, metavar="N", help="sample deals per scenario (default {deals})")
+    parser.add_argument("--seed", type=non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
     parser.add_argument(
         "--max-age", type=max_age, metavar="SECONDS",
         help="Cache-Control max-age in the nginx snippet's answers (default {max_age})",
@@ -78,7 +71,7 @@ def max_age(text: str) -> int:
     """A --max-age value: whole seconds, 0 to a year."""
     from serving.api_headers import MAX_AGE_LIMIT
 
-    value = _non_negative(text)
+    value = non_negative(text)
     if value > MAX_AGE_LIMIT:
         raise argparse.ArgumentTypeError(f"must be at most {MAX_AGE_LIMIT} (a year)")
     return value

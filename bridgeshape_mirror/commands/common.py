@@ -151,6 +151,14 @@ def read_dsl_argument(value: str) -> str:
     return text.strip(" \t\r\n")
 
 
+def non_negative(text: str) -> int:
+    """An argparse type: an integer of 0 or more (a count of deals, a seed)."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+    return value
+
+
 def positive(text: str) -> int:
     """An argparse type: an integer of 1 or more (a scenario number, a count)."""
     value = int(text)

@@ -12,18 +12,11 @@ from typing import TYPE_CHECKING
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
-from .common import chosen_scenarios, positive
+from .common import chosen_scenarios, non_negative, positive
 
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
     from deals.pbn import PbnTag
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,9 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
     parser.add_argument("--scenario", type=positive, metavar="N", help="deal only scenario N (counting from 1)")
-    parser.add_argument("--count", type=_non_negative, default=10, metavar="N", help="deals per scenario (default 10)")
+    parser.add_argument("--count", type=non_negative, default=10, metavar="N", help="deals per scenario (default 10)")
     parser.add_argument(
-        "--seed", type=_non_negative, default=0, metavar="S",
+        "--seed", type=non_negative, default=0, metavar="S",
         help="random seed (default 0); the same DSL, count and seed give the same deals",
     )
     parser.add_argument("--format", choices=tuple(FORMATS), default="json", help="output format (default json)")
