@@ -11,7 +11,8 @@ from dsl.language import N_
 from dsl.model import SUITS, Role
 
 _SYMBOLS = "♠♥♦♣"  # in the order of SUITS
-_SUITS = tuple(zip(_SYMBOLS, (SUIT_NAMES[suit] for suit in SUITS)))
+#: (symbol, name) of each suit in SUITS order, as the diagrams and the double-dummy tables head them.
+SUITS_DRAWN = tuple(zip(_SYMBOLS, (SUIT_NAMES[suit] for suit in SUITS)))
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def hands(pbn: str) -> dict[str, HandView]:
         holdings = hand.split(".")
         lines = tuple(
             SuitLine(symbol, name, " ".join("10" if c == "T" else c for c in holding) or "—")
-            for (symbol, name), holding in zip(_SUITS, holdings)
+            for (symbol, name), holding in zip(SUITS_DRAWN, holdings)
         )
         out[seat] = HandView(seat, lines, sum(HONOUR_HCP_OF_LETTER.get(c, 0) for c in hand))
     return out

@@ -14,7 +14,7 @@ from dsl.deck import SUIT_NAMES
 from store.model import parse_timestamp
 
 from .describe import ROLE_NAMES, SUIT_WORDS
-from .diagrams import SEAT_NAMES, VULNERABILITY_WORDS
+from .diagrams import SEAT_NAMES, SUITS_DRAWN, VULNERABILITY_WORDS
 
 
 @functools.cache
@@ -36,6 +36,7 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     env.globals["seat_names"] = SEAT_NAMES
     env.globals["vulnerability_words"] = VULNERABILITY_WORDS
     env.globals["suit_words"] = {SUIT_NAMES[suit]: words for suit, words in SUIT_WORDS.items()}
+    env.globals["suits_drawn"] = SUITS_DRAWN
     env.globals["role_words"] = {role.value: words for role, words in ROLE_NAMES.items()}
     env.filters["one_in"] = functools.partial(language.one_in, lang=lang)
     env.filters["number"] = functools.partial(language.number, lang=lang)
