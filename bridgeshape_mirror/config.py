@@ -139,6 +139,8 @@ _SECTIONS = {
 def load(path: str | None, overrides: dict[str, Any]) -> Config:
     """The file's values (if any), then every override that is not None; relative paths in
     the file are taken relative to the file."""
+    from site_builder.object_store import BucketTarget, is_bucket_url
+
     values: dict[str, Any] = {}
     if path:
         import tomllib  # here, not at the top: 15 ms of every start-up, for commands that read no file
@@ -158,7 +160,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
                 values[key] = value
         _check_values(values, path)
         for key in ("state", "out", "dump", "password_file", "stage"):
-            if key == "out" and str(values.get(key, "")).startswith("s3://"):  # object_store.is_bucket_url
+            if key == "out" and is_bucket_url(values.get(key, "")):
                 continue
             if key in values and not Path(values[key]).is_absolute():
                 values[key] = str(file.parent / values[key])
@@ -188,8 +190,6 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         config.category = None
     if config.lang is not None:
         config.lang = checked_language(config.lang)
-    from site_builder.object_store import BucketTarget, is_bucket_url
-
     if is_bucket_url(config.out):
         try:
             BucketTarget.parse(config.out)
