@@ -102,6 +102,10 @@ class BucketTarget:
     def key(self, path: str) -> str:
         return f"{self.prefix}/{path}" if self.prefix else path
 
+    def remembered_as(self, key: str) -> str:
+        """How the publisher's record names the object `key` of this bucket."""
+        return f"{self.bucket}/{key}"
+
     def __str__(self) -> str:
         return f"s3://{self.bucket}/{self.prefix}" if self.prefix else f"s3://{self.bucket}"
 
@@ -179,14 +183,14 @@ def publish_folder(
             if etag is None:
                 uploads.append((path, digest))
                 continue
-            known = remembered.get(f"{target.bucket}/{key}")
+            known = remembered.get(target.remembered_as(key))
             if known is not None and known[0] == etag:
                 remote = known[1]  # the object is still the one this publisher wrote
             else:
                 checked += 1
                 remote = _remote_digest(client, target, key, errors)
                 if remote is not None:
-                    remembered[f"{target.bucket}/{key}"] = [etag, remote]
+                    remembered[target.remembered_as(key)] = [etag, remote]
             if remote == digest:
                 unchanged += 1
             else:
@@ -208,7 +212,7 @@ def publish_folder(
                     )
                 except errors as exc:
                     raise _failure(target, "the upload", key, exc) from exc
-                remembered[f"{target.bucket}/{key}"] = [answer["ETag"], digest]
+                remembered[target.remembered_as(key)] = [answer["ETag"], digest]
                 sent += len(data)
                 if progress is not None:
                     progress(1)
@@ -216,7 +220,7 @@ def publish_folder(
             gone = sorted(key for key in listed if key not in wanted)
             _delete(client, target, gone, errors)
             for key in gone:
-                remembered.pop(f"{target.bucket}/{key}", None)
+                remembered.pop(target.remembered_as(key), None)
         finally:
             _write_record(record, remembered)
     return BucketPublishResult(len(ordered), unchanged, len(gone), sent, checked)
