@@ -29,24 +29,33 @@ Stock Debian nginx (`nginx-light` is enough: rewrite, SSI, proxy are core module
 How a title finds its file (the choice, and why)
 -------------------------------------------------
 nginx gives `$arg_title` raw: percent-encoded, with `+` or `%20` for spaces. It never
-decodes a query value itself, and (tested on 1.22) `rewrite ... last` does *not*
-percent-decode the new URI either. What does decode is a *subrequest from an SSI
-`include virtual`*: nginx runs its URI through `ngx_http_parse_unsafe_uri`, which
-percent-decodes it and refuses `..` segments and NUL bytes. So:
+decodes a query value itself, and (tested on 1.22) `rewrite ... last` and `try_files` do
+*not* percent-decode either. Headers, ETag and Last-Modified (and a 304) come from the
+main request, and only a file served by it gets validators from nginx. So:
 
-1. in the rewrite phase, `+` and `%20` become `_` (the file names' spaces); a raw `?`, `$`,
-   `"` or `\\` is re-encoded (`?` would cut the subrequest URI, the others would be read as
-   SSI syntax). nginx has no global substitution, so each of these is a cascade of
-   `if`/`set` steps that replace 32 occurrences seven times, then 16, 8, 4, 2, 1: any count
-   up to 255, the most a 255-byte MediaWiki title can hold;
+1. in the rewrite phase, `+` and `%20` become `_` (the file names' spaces). nginx has no
+   global substitution, so this is a cascade of `if`/`set` steps that replace 32
+   occurrences seven times, then 16, 8, 4, 2, 1: any count up to 255, the most a 255-byte
+   MediaWiki title can hold;
 2. titles MediaWiki calls bad (`# < > [ ] | { }`, control characters, `%XX`, `.`/`..`
    segments, nothing but spaces, over 765 raw characters) answer `invalidtitle` before
    any file is touched;
-3. a tiny SSI body (`return 200` with `ssi on`) includes
-   `/__bridgeshape/title/<value>.json`, an internal `alias` of `api/get/title/`; nginx
-   decodes it to the UTF-8 file name, subpage `/` included. A missing file outputs the
-   SSI `stub`: the `missingtitle` document. The mirror's files pass through untouched
-   (SSI is off in the location that reads them, so a DSL holding `<!--# ... -->` is data).
+3. the escapes of the ASCII characters clients encode (`?`, `/`, `(`...) and of the
+   non-ASCII characters of the served titles (`title_characters`, from the build) are
+   decoded by shorter cascades (up to 15 of each); then `try_files` serves the title's
+   file, or the `missingtitle` error file with its header (`serving.nginx_errors`);
+4. a title with an escape left (an encoded `$`, which no nginx string can hold, or a
+   character the build did not list) is looked up the old way: a tiny SSI body
+   (`return 200` with `ssi on`) includes `/__bridgeshape/title/<value>.json`, an internal
+   `alias` of `api/get/title/`. A subrequest from an SSI `include virtual` is the one
+   thing nginx percent-decodes (`ngx_http_parse_unsafe_uri`, which also refuses `..`
+   segments and NUL bytes); a raw `?`, `$`, `"` or `\\` is re-encoded first (`?` would cut
+   the URI, the others would be read as SSI syntax); a missing file outputs the SSI
+   `stub`, the `missingtitle` document. That answer has no validators and, when the title
+   is missing, no error header (headers leave before the include decides).
+
+The mirror's files pass through untouched either way (SSI is off where they are read, so
+a DSL holding `<!--# ... -->` is data).
 
 The rejected alternatives: a generated `map` from every client spelling of every title to
 its file (3^spaces spellings times the per-character encodings, and nginx must be reloaded
@@ -62,33 +71,34 @@ title, and each redirect's title, as a file of its own (`site_builder/title_alia
 A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case) is
 written as the title file has it, for the namespaces the build passes (`namespaces`).
 
-Known differences from a live MediaWiki: the first of repeated parameters counts (PHP
-takes the last) except `title`; parameter names match case-insensitively (`title`'s
-exactly); a namespace name's non-ASCII letters match only as the wiki spells them; at most 16 spaces
-beyond ASCII (no-break, ideographic...) are read as spaces, and bidi marks are not removed;
-a missing title has no `MediaWiki-API-Error` header (headers are out before the SSI
-include knows; the body is right).
+Known differences from a live MediaWiki (the README lists them): the first of repeated
+parameters counts (PHP takes the last) except `title`; parameter names match
+case-insensitively (`title`'s exactly); a namespace name's non-ASCII letters match only as
+the wiki spells them; at most 16 spaces beyond ASCII (no-break, ideographic...) are read as
+spaces, and bidi marks are not removed; a title found the SSI way (4. above) and JSONP
+answers have no validators, and a JSONP error has no error header.
 
 The mirror's folder is usually a symlink the build flips: pass that path (it is not
 resolved here) and nginx follows it on every request (do not enable `open_file_cache` for
 these locations). Before the first build list/listall answer nginx's plain 404.
 
 Use: the build writes the snippet for its output folder into the mirror
-(`nginx/bridgeshape-api.conf`); `include` it in the site's `server {}`. The snippet does
-not change between builds.
+(`nginx/bridgeshape-api.conf`) and its error answers (`nginx/errors/`); `include` the
+snippet in the site's `server {}`. It changes only when the served titles gain a
+non-ASCII character (until nginx is reloaded, such a title is found the SSI way).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
 import jinja2
 
-from . import api_headers, api_rules
+from . import api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
 
@@ -107,6 +117,14 @@ _UNDERSCORE_SEGMENT = r"(?:[^_]|_(?!_))*"
 _CASCADE_STEPS = (32,) * 7 + (16, 8, 4, 2, 1)
 #: How many spaces beyond ASCII a title may hold for nginx (serve reads any number).
 _WIDE_SPACES = 16
+#: ASCII characters of a title that clients percent-encode and the snippet decodes before
+#: it looks for the title's file (letters and digits are sent raw; `$` cannot be written
+#: in an nginx string; `%` is decoded last, apart; spaces and `_` were read before).
+_DECODED_ASCII = "!\"&'()*+,-./:;=?@\\^`~"
+#: Occurrences of one character decoded: more of them go the SSI way, as any escape left.
+_DECODING_STEPS = (8, 4, 2, 1)
+#: An escape left after the decoding steps (case-insensitive), but for `%25` (`%`).
+_UNDECODED_RE = "%(?!25)[0-9A-F]{2}"
 
 
 def quote(value: str) -> str:
@@ -137,10 +155,15 @@ def _error_body(error: ApiError, variable: str | None = None) -> str:
     return literal.replace(placeholder, "${" + variable + "}") if variable else literal
 
 
-def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, str]]:
+def _error_location(error: nginx_errors.ErrorFile) -> str:
+    """The internal location that serves `error`'s file (an SSI one for a template)."""
+    return "error-echo" if error.variable else "error"
+
+
+def _cascade(token: str, segment: str, replacement: str, steps: Sequence[int] = _CASCADE_STEPS) -> Iterator[tuple[str, str]]:
     """(regex, value) of the `if` steps that replace every `token` of a variable by
-    `replacement` (up to 255 of them)."""
-    for count in _CASCADE_STEPS:
+    `replacement` (up to sum(steps) of them: 255 by default)."""
+    for count in steps:
         # Short capture names: long ones overflow nginx's default variables_hash_bucket_size
         # (a warning at every reload, and the http{} level is not the snippet's to tune).
         names = [f"bs_c{i}" for i in range(count + 1)]
@@ -148,16 +171,34 @@ def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, 
         yield regex, replacement.join("${" + n + "}" for n in names)
 
 
-def _title_replacements() -> Iterator[tuple[str, str]]:
-    """Spaces to `_`, runs of `_` to one, then the characters an SSI include cannot take
-    re-encoded. (Two passes: a step must not meet its own replacement again.)"""
+def _title_spaces() -> Iterator[tuple[str, str]]:
+    """Spaces to `_`, then runs of `_` to one. (Two passes: a step must not meet its own
+    replacement again.)"""
     # Rare, and their alternatives are long: one at a time, a lazy scan each, up to 16.
     for _ in range(_WIDE_SPACES):
         yield f"^(?<bs_c0>.*?)(?:{api_rules.WIDE_SPACE_TOKEN_RE})(?<bs_c1>.*)$", "${bs_c0}+${bs_c1}"
     yield from _cascade(api_rules.SPACE_TOKEN_RE, _SPACE_SEGMENT, "_")
     yield from _cascade(api_rules.UNDERSCORE_RUN_RE, _UNDERSCORE_SEGMENT, "_")
+
+
+def _ssi_escapes() -> Iterator[tuple[str, str]]:
+    """The characters an SSI include's URI cannot take raw, re-encoded."""
     for token, segment, code in _ESCAPES:
         yield from _cascade(token, segment, code)
+
+
+def _escape_of(char: str) -> str:
+    return "".join(f"%{b:02X}" for b in char.encode("utf-8"))
+
+
+def _title_decoding(characters: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """(regex, value) steps (case-insensitive) that decode the percent-escapes of
+    `_DECODED_ASCII` and of `characters` (the non-ASCII letters of the served titles), up
+    to `sum(_DECODING_STEPS)` of each."""
+    extra = sorted({c for c in characters if not c.isascii() and c.isprintable() and not c.isspace()})
+    for char in (*_DECODED_ASCII, *extra):
+        code = _escape_of(char)
+        yield from _cascade(code, f"(?:[^%]|%(?!{code}))*", char, _DECODING_STEPS)
 
 
 @cache
@@ -210,6 +251,7 @@ def render_snippet(
     validate_upstream: str | None = None,
     max_age: int = ServeSettings.max_age,
     namespaces: Mapping[str, Sequence[str]] | None = None,
+    title_characters: Iterable[str] = (),
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
@@ -220,6 +262,9 @@ def render_snippet(
     `namespaces`: the namespaces of the served titles, local name -> every lower-cased name
     the wiki reads as it (`title_lookup.namespace_spellings`): a title's prefix in any of
     these spellings is written as the title file has it.
+    `title_characters`: the characters of the served titles' files (the build's); the
+    percent-escapes of the non-ASCII ones are decoded so that those titles are found as
+    files. A title with any other escape is found through an SSI include (no validators).
     `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
     `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
     that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
@@ -245,5 +290,12 @@ def render_snippet(
         namespace_rules=_namespace_rules(namespaces or {}),
         error_body=_error_body,
         json=_json,
-        title_replacements=_title_replacements(),
+        title_spaces=_title_spaces(),
+        ssi_escapes=_ssi_escapes(),
+        title_decoding=_title_decoding(title_characters),
+        title_undecoded_re=_UNDECODED_RE,
+        percent_decoding=_cascade("%25", "(?:[^%]|%(?!25))*", "%", _DECODING_STEPS),
+        errors=nginx_errors,
+        errors_dir=nginx_errors.ERRORS_DIR,
+        error_location=_error_location,
     )

@@ -19,6 +19,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 import dsl
 import requests
 
+from serving.nginx_errors import ERRORS_DIR, error_files
 from serving.siteinfo import SITEINFO_FILE, siteinfo_document
 from serving.title_lookup import case_spellings, namespace_spellings
 from store.model import SiteInfo
@@ -82,6 +83,8 @@ PAGES = (
 
 #: What the build passes the nginx snippet for these pages' namespaces.
 NAMESPACES = namespace_spellings(SITE, {page.namespace for page in PAGES})
+#: ... and for the characters of their titles (it decodes their escapes).
+TITLE_CHARACTERS = frozenset("".join(page.title + "".join(case_spellings(page.title, page.namespace, SITE)) for page in PAGES))
 
 
 def page_document(page: Page) -> dict[str, Any] | None:
@@ -135,6 +138,9 @@ def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
         (out / "deals").mkdir(exist_ok=True)
         (out / "deals" / f"{page.page_id}.pbn").write_text(f'[Event "{page.title}"]\n', encoding="utf-8")
     _write(out / SITEINFO_FILE, siteinfo_document(SITE))
+    (out / ERRORS_DIR).mkdir(parents=True)
+    for name, body in error_files().items():  # the nginx drop-in's error answers
+        (out / ERRORS_DIR / name).write_bytes(body)
     _write(out / "api" / "list.json", list_document(pages))
     _write(out / "api" / "listall.json", listall_document(pages))
     (out / "report").mkdir(exist_ok=True)
@@ -340,12 +346,12 @@ class Answer:
         return json.loads(self.body.decode("utf-8"))
 
 
-def fetch(base_url: str, target: str, timeout: float = 10.0) -> Answer:
+def fetch(base_url: str, target: str, timeout: float = 10.0, headers: dict[str, str] | None = None) -> Answer:
     """GET `target` (path and query) exactly as given: no re-encoding, unlike requests."""
     parts = urlsplit(base_url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        connection.request("GET", target)
+        connection.request("GET", target, headers=headers or {})
         response = connection.getresponse()
         return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
     finally:

@@ -157,7 +157,7 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Iterator[Nginx]:
     prefix = tmp_path_factory.mktemp("nginx-prefix")
-    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES))
+    running = start_nginx(prefix, mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS))
     try:
         yield running
     finally:
@@ -175,9 +175,38 @@ def test_api_case(server: Nginx, mirror: Path, case: mf.Case) -> None:
 
 def test_requests_params_as_a_client_sends_them(server: Nginx, mirror: Path) -> None:
     assert mf.check_client_titles(server.url, mirror) == []
-    # A missing title has no MediaWiki-API-Error header here (documented): only the body says it.
     answer = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "shapeaction": "get", "title": "Senza vincoli"}, timeout=10)
     assert answer.json() == mf.MISSINGTITLE
+    assert answer.headers["MediaWiki-API-Error"] == "missingtitle"
+
+
+#: The one escape nginx cannot decode (no nginx string can hold a `$`): such a title is
+#: found through an SSI include, without validators (the README's known differences).
+UNDECODABLE = "%24"
+
+
+def test_every_answer_has_validators_and_every_error_its_header(server: Nginx) -> None:
+    """ETag and Last-Modified on every answer of the matrix, 304 on If-None-Match and on
+    If-Modified-Since, and the MediaWiki-API-Error header on every error."""
+    problems = []
+    for case in mf.api_cases():
+        target = case.path + ("?" + case.query if case.query else "")
+        answer = mf.fetch(server.url, target)
+        document = answer.json()
+        if UNDECODABLE in case.query:
+            assert "etag" not in answer.headers, case.name  # else the exception above is gone: drop it
+            continue
+        if "etag" not in answer.headers or "last-modified" not in answer.headers:
+            problems.append(f"{case.name}: no validators")
+            continue
+        code = document["error"]["code"] if isinstance(document, dict) and "error" in document else None
+        if answer.headers.get("mediawiki-api-error") != code:
+            problems.append(f"{case.name}: error header {answer.headers.get('mediawiki-api-error')!r}, not {code!r}")
+        for conditional in ({"If-None-Match": answer.headers["etag"]}, {"If-Modified-Since": answer.headers["last-modified"]}):
+            again = mf.fetch(server.url, target, headers=conditional)
+            if again.status != 304 or again.body:
+                problems.append(f"{case.name}: {again.status} to {conditional}")
+    assert problems == []
 
 
 def test_files_are_data_not_ssi(server: Nginx) -> None:
@@ -216,7 +245,7 @@ def test_symlink_flip_is_seen_at_once(tmp_path: Path) -> None:
     second = mf.build_mirror(tmp_path / "v2", pages=(mf.Page(42, "Splinter", "opener H:6+"),))
     published = tmp_path / "out"
     published.symlink_to(first)
-    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published, namespaces=mf.NAMESPACES))
+    running = start_nginx(tmp_path / "prefix", published, dropin.render_snippet(published, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS))
     try:
         params = {"action": "bridgeshape", "shapeaction": "get", "title": "Splinter"}
         assert requests.get(running.url + "/api.php", params=params, timeout=10).json() == mf.page_document(mf.PAGES[0])
@@ -235,7 +264,7 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
     thread = threading.Thread(target=live.serve_forever, daemon=True)
     thread.start()
     try:
-        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url, namespaces=mf.NAMESPACES))
+        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS))
         try:
             params = {"action": "bridgeshape", "shapeaction": "validate", "dsl": " opener H:5+ hcp:12-21 ", "format": "json"}
             answer = requests.get(running.url + "/api.php", params=params, timeout=10)
@@ -264,7 +293,7 @@ def test_nothing_went_wrong_in_nginx(tmp_path: Path, mirror: Path) -> None:
     """A missing page is an answer, not a logged error, and no request makes nginx see an
     unsafe URI or fail otherwise. Its own nginx, and every request of the module's other
     tests made here, so the log it reads does not depend on which tests ran before."""
-    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES))
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS))
     try:
         assert [problem for case in mf.api_cases() for problem in mf.check_case(running.url, mirror, case)] == []
         assert mf.check_client_titles(running.url, mirror) == []
@@ -283,7 +312,7 @@ GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "form
 
 def test_snippet_names_no_path_of_the_build_machine(tmp_path: Path, mirror: Path) -> None:
     """What the build writes: the mirror is the server's root, `$document_root`."""
-    text = dropin.render_snippet(namespaces=mf.NAMESPACES)
+    text = dropin.render_snippet(namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS)
     assert "/tmp" not in text and "/srv" not in text and "set $bridgeshape_mirror $document_root;" in text
     running = start_nginx(tmp_path / "prefix", mirror, text)
     try:
