@@ -163,9 +163,9 @@ def last_arg(query: str, name: str) -> str:
 
 #: `$args` holding a last `title=` (the value is group 1): nginx's `$arg_title` is the first.
 LAST_TITLE_RE = r"(?:^|&)title=([^&]*)(?:&(?!title=)[^&]*)*$"
-#: `<inner marker>:<callback>` of a request to answer as JSONP: a name of the characters
-#: MediaWiki keeps that are safe raw (group 1), and no marker (the inner subrequest).
-JSONP_CALLBACK_RE = r"^:([A-Za-z0-9_.]{1,128})$"
+#: The callback of a request to answer as JSONP: a name of the characters MediaWiki keeps
+#: that are safe raw (group 1).
+JSONP_CALLBACK_RE = r"^([A-Za-z0-9_.]{1,128})$"
 #: A query with characters an SSI include's URI cannot carry raw (`"` ends it, `$` is a
 #: variable, `\\` an escape, `>` may end the comment): answered as plain JSON.
 JSONP_UNSAFE_ARGS_RE = r'["$\\>]'

@@ -12,7 +12,7 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
     OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
     POST /api.php                                                          405, a `badmethod` error document
-    GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's subrequest
+    GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's file
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
 HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,
@@ -76,7 +76,12 @@ parameters counts (PHP takes the last) except `title`; parameter names match
 case-insensitively (`title`'s exactly); a namespace name's non-ASCII letters match only as
 the wiki spells them; at most 16 spaces beyond ASCII (no-break, ideographic...) are read as
 spaces, and bidi marks are not removed; a title found the SSI way (4. above) and JSONP
-answers have no validators, and a JSONP error has no error header.
+answers have no validators.
+
+JSONP: a request is routed as any other; the location that would serve a file (or an
+error file) includes it instead in a `/**/name(...)` body, so the error header is set
+before the headers leave. A file lookup first tests the file (`if (-f ...)`) in a
+location of its own: an `if` that matches and stays drops the location's `try_files`.
 
 The mirror's folder is usually a symlink the build flips: pass that path (it is not
 resolved here) and nginx follows it on every request (do not enable `open_file_cache` for

@@ -23,12 +23,16 @@ from .api_rules import ApiError, json_bytes
 #: Where the build writes them, under the mirror (beside the snippet, `nginx/`).
 ERRORS_DIR = "nginx/errors"
 _PLACEHOLDER = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
+#: The nginx variable a template echoes.
+ECHOED = "bridgeshape_value"
 
 
 @dataclass(frozen=True)
 class ErrorFile:
-    """One error answer of the snippet: `name` is its file's stem; `variable` (an nginx
-    variable name, without `$`) is echoed in its info, or None for a fixed document."""
+    """One error answer of the snippet: `name` is its file's stem; the value of `variable`
+    (an nginx variable name, without `$`) is echoed in its info, or None for a fixed
+    document. The snippet copies it into `ECHOED` first, which the template echoes: a
+    variable of the request, so an SSI include of the template (JSONP) sees it too."""
 
     name: str
     error: ApiError
@@ -47,7 +51,7 @@ class ErrorFile:
         text = json_bytes(self.error.document(_PLACEHOLDER)).decode("utf-8")
         if _PLACEHOLDER not in text or "<!--#" in text.replace(_PLACEHOLDER, ""):
             raise AssertionError(f"{self.name}: the error text cannot take an echoed value")
-        return text.replace(_PLACEHOLDER, f'<!--# echo var="{self.variable}" encoding="none" -->').encode("utf-8")
+        return text.replace(_PLACEHOLDER, f'<!--# echo var="{ECHOED}" encoding="none" -->').encode("utf-8")
 
 
 MISSING_ACTION = ErrorFile("missingparam-action", rules.MISSING_ACTION)

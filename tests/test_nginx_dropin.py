@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -23,6 +24,7 @@ import pytest
 import requests
 
 import mirror_fixture as mf
+from serving import api_rules
 from serving import nginx as dropin
 from serving.http_server import make_server
 
@@ -206,6 +208,26 @@ def test_every_answer_has_validators_and_every_error_its_header(server: Nginx) -
             again = mf.fetch(server.url, target, headers=conditional)
             if again.status != 304 or again.body:
                 problems.append(f"{case.name}: {again.status} to {conditional}")
+    assert problems == []
+
+
+def test_jsonp_wraps_every_answer_and_errors_keep_their_header(server: Nginx, mirror: Path) -> None:
+    """The matrix again with `callback=cb`: the same body wrapped, and the error header."""
+    problems = []
+    for case in mf.api_cases():
+        if not case.query or re.search(api_rules.JSONP_UNSAFE_ARGS_RE, case.query):
+            continue  # no JSONP for these (tested apart)
+        answer = mf.fetch(server.url, case.path + "?" + case.query + "&callback=cb")
+        inner = answer.body.removeprefix(b"/**/cb(").removesuffix(b")")
+        if answer.headers.get("content-type") != "text/javascript; charset=utf-8" or inner == answer.body:
+            problems.append(f"{case.name}: not JSONP: {answer.headers.get('content-type')} {answer.body[:80]!r}")
+            continue
+        document = json.loads(inner)
+        if document != case.expected or (case.file is not None and inner != (mirror / case.file).read_bytes()):
+            problems.append(f"{case.name}: {inner[:120]!r}")
+        code = document["error"]["code"] if isinstance(document, dict) and "error" in document else None
+        if answer.headers.get("mediawiki-api-error") != code:
+            problems.append(f"{case.name}: error header {answer.headers.get('mediawiki-api-error')!r}, not {code!r}")
     assert problems == []
 
 
