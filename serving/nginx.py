@@ -71,9 +71,11 @@ title, and each redirect's title, as a file of its own (`site_builder/title_alia
 A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case) is
 written as the title file has it, for the namespaces the build passes (`namespaces`).
 
-Known differences from a live MediaWiki (the README lists them): the first of repeated
-parameters counts (PHP takes the last) except `title`; parameter names match
-case-insensitively (`title`'s exactly); a namespace name's non-ASCII letters match only as
+Parameters are read as PHP reads them (the last of repeated ones, exact names): one
+regular expression over `$args` each (`api_rules.last_arg_re`), not `$arg_NAME`.
+
+Known differences from a live MediaWiki (the README lists them): `siprop` is not read (the
+one siteinfo file answers); a namespace name's non-ASCII letters match only as
 the wiki spells them; at most 16 spaces beyond ASCII (no-break, ideographic...) are read as
 spaces, and bidi marks are not removed; a title found the SSI way (4. above) and JSONP
 answers have no validators.

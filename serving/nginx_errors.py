@@ -24,7 +24,7 @@ from .api_rules import ApiError, json_bytes
 ERRORS_DIR = "nginx/errors"
 _PLACEHOLDER = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
 #: The nginx variable a template echoes.
-ECHOED = "bridgeshape_value"
+ECHOED = "bs_value"
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,14 @@ class ErrorFile:
 
 MISSING_ACTION = ErrorFile("missingparam-action", rules.MISSING_ACTION)
 BAD_ACTION = ErrorFile("badvalue-action", rules.BAD_ACTION)
-BAD_ACTION_ECHO = ErrorFile("badvalue-action", rules.BAD_ACTION, "arg_action")
+BAD_ACTION_ECHO = ErrorFile("badvalue-action", rules.BAD_ACTION, "bs_action")
 MISSING_SHAPEACTION = ErrorFile("missingparam-shapeaction", rules.MISSING_SHAPEACTION)
 BAD_SHAPEACTION = ErrorFile("badvalue-shapeaction", rules.BAD_SHAPEACTION)
-BAD_SHAPEACTION_ECHO = ErrorFile("badvalue-shapeaction", rules.BAD_SHAPEACTION, "arg_shapeaction")
+BAD_SHAPEACTION_ECHO = ErrorFile("badvalue-shapeaction", rules.BAD_SHAPEACTION, "bs_shapeaction")
 MISSING_TITLE_OR_PAGEID = ErrorFile("missingparam-title-pageid", rules.MISSING_TITLE_OR_PAGEID)
 TITLE_AND_PAGEID = ErrorFile("invalidparammix-title-pageid", rules.TITLE_AND_PAGEID)
 BAD_PAGEID = ErrorFile("badinteger-pageid", rules.BAD_PAGEID)
-BAD_PAGEID_ECHO = ErrorFile("badinteger-pageid", rules.BAD_PAGEID, "arg_pageid")
+BAD_PAGEID_ECHO = ErrorFile("badinteger-pageid", rules.BAD_PAGEID, "bs_pageid")
 NO_SUCH_PAGEID = ErrorFile("nosuchpageid", rules.NO_SUCH_PAGEID, "bridgeshape_pageid")
 MISSING_TITLE = ErrorFile("missingtitle", rules.MISSING_TITLE)
 INVALID_TITLE = ErrorFile("invalidtitle", rules.INVALID_TITLE)

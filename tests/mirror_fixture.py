@@ -237,8 +237,15 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
             Case(f"title last {page.title}", f"format=json&shapeaction=get&action=bridgeshape&title={spellings['plus']}", document, by_title)
         )
     cases += [
-        # nginx's $arg_NAME rules, which serve follows so both answer alike.
-        Case("parameter names ignore case", "ACTION=bridgeshape&ShapeAction=list", list_document(pages), "api/list.json"),
+        # PHP's reading of a query string: names exactly, the last of repeated ones counts.
+        Case("parameter names are exact", "ACTION=bridgeshape&ShapeAction=list", error("missingparam", 'The "action" parameter must be set.')),
+        Case("last of repeated actions wins", "action=query&action=bridgeshape&shapeaction=list", list_document(pages), "api/list.json"),
+        Case("last of repeated shapeactions wins", "shapeaction=get&action=bridgeshape&shapeaction=listall&format=json",
+             listall_document(pages), "api/listall.json"),
+        Case("last of repeated pageids wins", "action=bridgeshape&shapeaction=get&pageid=42&pageid=15", page_document(pages[1]), "api/get/pageid/15.json"),
+        Case("a last bare name empties it", "action=bridgeshape&shapeaction=list&shapeaction",
+             error("missingparam", 'The "shapeaction" parameter must be set.')),
+        Case("a longer name is another", "action=bridgeshape&shapeaction=list&shapeactionx=get", list_document(pages), "api/list.json"),
         # PHP's reading of a title: the last of repeated ones counts.
         Case("last of repeated titles wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
              page_document(pages[1]), "api/get/title/Stayman.json"),
