@@ -46,8 +46,8 @@ main request, and only a file served by it gets validators from nginx. So:
    file, or the `missingtitle` error file with its header (`serving.nginx_errors`);
 4. a title with an escape left (an encoded `$`, which no nginx string can hold, or a
    character the build did not list) is looked up the old way: a tiny SSI body
-   (`return 200` with `ssi on`) includes `/__bridgeshape/title/<value>.json`, an internal
-   `alias` of `api/get/title/`. A subrequest from an SSI `include virtual` is the one
+   (`return 200` with `ssi on`) includes `/__bridgeshape/file/api/get/title/<value>.json`,
+   an internal `alias` of the mirror. A subrequest from an SSI `include virtual` is the one
    thing nginx percent-decodes (`ngx_http_parse_unsafe_uri`, which also refuses `..`
    segments and NUL bytes); a raw `?`, `$`, `"` or `\\` is re-encoded first (`?` would cut
    the URI, the others would be read as SSI syntax); a missing file outputs the SSI
@@ -102,6 +102,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import jinja2
 
@@ -150,16 +151,13 @@ def _json(document: object) -> str:
     return json_bytes(document).decode("utf-8")
 
 
-def _error_body(error: ApiError, variable: str | None = None) -> str:
-    """The JSON of `error`, as an nginx string; `variable` (a name) fills `{value}`/`{id}`."""
-    placeholder = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
-    body = _json(error.document(placeholder if variable else None))
-    if (placeholder in body) != bool(variable):
-        raise AssertionError(f"{error.code}: the placeholder and the variable disagree")
+def _error_body(error: ApiError) -> str:
+    """The JSON of `error` (no value in it), as an nginx string: for the one error answered
+    by `return` (the others are files, `serving.nginx_errors`)."""
+    body = _json(error.document())
     if "$" in body:
         raise ValueError(f"a '$' in the error text of {error.code}")
-    literal = quote(body)
-    return literal.replace(placeholder, "${" + variable + "}") if variable else literal
+    return quote(body)
 
 
 def _error_location(error: nginx_errors.ErrorFile) -> str:
@@ -251,6 +249,17 @@ def _cors_refused_re() -> str:
     return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
 
 
+def checked_origin(url: str) -> str:
+    """An `origin` for `render_snippet` (trailing `/` dropped), or ValueError saying why not."""
+    origin = _plain_path(url).rstrip("/")
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or any(
+        c in origin for c in " ;'\"{}?#"
+    ):
+        raise ValueError(f"the nginx origin must be an http(s) URL without query, e.g. http://127.0.0.1:9000/bucket/prefix: {url!r}")
+    return origin
+
+
 def render_snippet(
     mirror: str | os.PathLike[str] | None = None,
     *,
@@ -259,6 +268,7 @@ def render_snippet(
     max_age: int = ServeSettings.max_age,
     namespaces: Mapping[str, Sequence[str]] | None = None,
     title_characters: Iterable[str] = (),
+    origin: str | None = None,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
@@ -275,8 +285,20 @@ def render_snippet(
     `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
     `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
     that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
+    `origin`: the mirror is in a bucket (`build --out s3://...`): the URL its files are read
+    from over HTTP, e.g. `http://127.0.0.1:9000/bucket/prefix` (path style) or an S3 website
+    endpoint; then `mirror` is not given. Each file lookup is a `proxy_pass` to it; a 403 or
+    404 (a missing object) gives the same error answer as a missing file; titles are sent
+    encoded (the bucket decodes them); JSONP is not offered. A host name needs a `resolver`
+    in the server block (nginx resolves a proxy_pass with variables when it runs).
     """
-    root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
+    if origin is not None:
+        if mirror is not None:
+            raise ValueError("a mirror folder or an origin URL, not both")
+        origin = checked_origin(origin)
+        root = quote(origin)
+    else:
+        root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
     if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
         raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
     if validate_upstream is not None:
@@ -288,6 +310,7 @@ def render_snippet(
             raise ValueError(f"bad api path {path!r}")
     return _template().render(
         root=root,
+        origin=origin,
         api_paths=api_paths,
         validate_upstream=validate_upstream,
         rules=api_rules,

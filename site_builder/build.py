@@ -131,6 +131,9 @@ class BuildSettings:
     bucket: BucketTarget | None = None
     #: Seconds of double-dummy analysis per run for deals without a table (0: none; `dd_run`).
     dd_budget: float = 120.0
+    #: The URL nginx reads the mirror from when it is in a bucket (`render_snippet`'s
+    #: `origin`); None: the snippet reads the server's root folder.
+    nginx_origin: str | None = None
 
 
 @dataclass
@@ -428,7 +431,7 @@ def render_files(
     namespaces = namespace_spellings(links.site, {t.namespace for t in targets.values()})
     characters = {c for path in files if path.is_relative_to(layout.TITLE_DIR) for c in str(path)}
     files[layout.NGINX_SNIPPET] = render_snippet(
-        max_age=settings.max_age, namespaces=namespaces, title_characters=characters
+        max_age=settings.max_age, namespaces=namespaces, title_characters=characters, origin=settings.nginx_origin
     ).encode("utf-8")
     # Its error answers, as files: nginx gives a file ETag, Last-Modified and 304.
     files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files().items())

@@ -7,6 +7,7 @@ without it the tests are skipped, except under CI (CI=true) where that is a fail
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -404,3 +405,57 @@ def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
     # A title with a raw `$` cannot go through the include: plain JSON, as without callback.
     raw = mf.fetch(server.url, "/api.php?action=bridgeshape&shapeaction=get&title=Prezzo_$5_%5C_barra&callback=cb")
     assert raw.json() == mf.page_document(mf.PAGES[7])
+
+
+# --- in front of a bucket (issue 17) ----------------------------------------------------------
+
+from test_object_store import s3_server  # noqa: E402,F401 - moto's S3 server, a fixture
+
+
+def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, s3_server: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mirror published to a bucket (moto's S3 server) as `--out s3://` publishes it, and
+    nginx in front of it with the snippet's `origin`: every api.php URL of the matrix (get
+    by title and page id, missing titles and ids, list, listall, siteinfo, the errors) and
+    validate's refusal answer as the folder drop-in does."""
+    import boto3
+
+    from site_builder.object_store import BucketTarget, publish_folder
+
+    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"), ("AWS_DEFAULT_REGION", "us-east-1"),
+                        ("AWS_CONFIG_FILE", "/dev/null"), ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    boto3.setup_default_session()
+    client = boto3.client("s3", endpoint_url=s3_server)
+    client.create_bucket(Bucket="nginx-origin")
+    # What an operator does for nginx (or a website endpoint) to read it: public reads.
+    client.put_bucket_policy(Bucket="nginx-origin", Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::nginx-origin/*"}]}))
+    manifest = {str(p.relative_to(mirror)): hashlib.sha256(p.read_bytes()).hexdigest() for p in mirror.rglob("*") if p.is_file()}
+    publish_folder(mirror, manifest, BucketTarget.parse("s3://nginx-origin/site", s3_server), tmp_path / "record.json")
+    (tmp_path / "root").mkdir()  # the server's own root: nothing of the mirror in it
+    snippet = dropin.render_snippet(origin=f"{s3_server}/nginx-origin/site", namespaces=mf.NAMESPACES)
+    running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet)
+    try:
+        cases = [*mf.api_cases(), mf.Case("validate", "action=bridgeshape&shapeaction=validate&dsl=opener+H%3A5%2B", None)]
+        problems = []
+        for case in cases:
+            target = case.path + ("?" + case.query if case.query else "")
+            folder, bucket = mf.fetch(server.url, target), mf.fetch(running.url, target)
+            for what in ("status", "body"):
+                if getattr(folder, what) != getattr(bucket, what):
+                    problems.append(f"{case.name}: {what} {getattr(bucket, what)!r:.200} vs {getattr(folder, what)!r:.200}")
+            for header in ("content-type", "mediawiki-api-error", "cache-control"):
+                if folder.headers.get(header) != bucket.headers.get(header):
+                    problems.append(f"{case.name}: {header} {bucket.headers.get(header)!r} vs {folder.headers.get(header)!r}")
+            if "etag" not in bucket.headers or "last-modified" not in bucket.headers:
+                problems.append(f"{case.name}: no validators")
+        assert problems == []
+        assert bucket.json()["error"]["code"] == "moduledisabled"
+        listed = mf.fetch(running.url, "/api.php?action=bridgeshape&shapeaction=list")
+        again = mf.fetch(running.url, "/api.php?action=bridgeshape&shapeaction=list", headers={"If-None-Match": listed.headers["etag"]})
+        assert again.status == 304
+        assert [line for line in running.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
+    finally:
+        stop_nginx(running.process)
