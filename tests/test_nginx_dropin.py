@@ -409,33 +409,24 @@ def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
 
 # --- in front of a bucket (issue 17) ----------------------------------------------------------
 
-from test_object_store import s3_server  # noqa: E402,F401 - moto's S3 server, a fixture
+from test_object_store import s3, s3_server  # noqa: E402,F401 - moto's S3 server and a bucket on it: fixtures
 
 
-def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, s3_server: str,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, s3_server: str, s3) -> None:
     """The mirror published to a bucket (moto's S3 server) as `--out s3://` publishes it, and
     nginx in front of it with the snippet's `origin`: every api.php URL of the matrix (get
     by title and page id, missing titles and ids, list, listall, siteinfo, the errors) and
     validate's refusal answer as the folder drop-in does."""
-    import boto3
-
     from site_builder.object_store import BucketTarget, publish_folder
 
-    for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"), ("AWS_DEFAULT_REGION", "us-east-1"),
-                        ("AWS_CONFIG_FILE", "/dev/null"), ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")):
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    boto3.setup_default_session()
-    client = boto3.client("s3", endpoint_url=s3_server)
-    client.create_bucket(Bucket="nginx-origin")
+    client, bucket = s3
     # What an operator does for nginx (or a website endpoint) to read it: public reads.
-    client.put_bucket_policy(Bucket="nginx-origin", Policy=json.dumps({"Version": "2012-10-17", "Statement": [
-        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::nginx-origin/*"}]}))
+    client.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/*"}]}))
     manifest = {str(p.relative_to(mirror)): hashlib.sha256(p.read_bytes()).hexdigest() for p in mirror.rglob("*") if p.is_file()}
-    publish_folder(mirror, manifest, BucketTarget.parse("s3://nginx-origin/site", s3_server), tmp_path / "record.json")
+    publish_folder(mirror, manifest, BucketTarget.parse(f"s3://{bucket}/site", s3_server), tmp_path / "record.json")
     (tmp_path / "root").mkdir()  # the server's own root: nothing of the mirror in it
-    snippet = dropin.render_snippet(origin=f"{s3_server}/nginx-origin/site", namespaces=mf.NAMESPACES)
+    snippet = dropin.render_snippet(origin=f"{s3_server}/{bucket}/site", namespaces=mf.NAMESPACES)
     running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet)
     try:
         cases = [*mf.api_cases(), mf.Case("validate", "action=bridgeshape&shapeaction=validate&dsl=opener+H%3A5%2B", None)]
