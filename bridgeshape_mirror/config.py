@@ -24,6 +24,7 @@
     lang = "it"           # optional: the site's language (default: the wiki's)
     endpoint_url = "http://127.0.0.1:9000"   # optional, for an S3-compatible store
     stage = "state/mirror"  # optional: with out = s3://..., where the mirror is built first
+    nginx_origin = "http://127.0.0.1:9000/BUCKET/PREFIX"  # optional: with out = s3://..., where nginx reads it
     dd_budget = 120       # seconds of double-dummy analysis per run (0: none)
 
     [serve]
@@ -115,6 +116,9 @@ class Config:
     #: mirror is built in before its upload (None: beside the state store).
     endpoint_url: str | None = None
     stage: str | None = None
+    #: With `out` an s3:// URL: the URL the nginx snippet reads the bucket from (None: the
+    #: snippet reads a folder, the server's root).
+    nginx_origin: str | None = _library(_build, "nginx_origin")
 
     def local_out(self) -> str:
         """The folder the mirror is built and published in on this machine."""
@@ -131,7 +135,7 @@ class Config:
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget"},
+    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget", "nginx_origin"},
     "serve": {"max_age"},
 }
 
@@ -195,8 +199,15 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
             BucketTarget.parse(config.out)
         except ValueError as exc:
             raise ConfigError(f"out: {exc}") from exc
-    elif config.endpoint_url or config.stage:
-        raise ConfigError("endpoint_url and stage are for an s3:// out (object storage); out is a folder here")
+        if config.nginx_origin is not None:
+            from serving.nginx import checked_origin
+
+            try:
+                config.nginx_origin = checked_origin(config.nginx_origin)
+            except ValueError as exc:
+                raise ConfigError(f"nginx_origin: {exc}") from exc
+    elif config.endpoint_url or config.stage or config.nginx_origin:
+        raise ConfigError("endpoint_url, stage and nginx_origin are for an s3:// out (object storage); out is a folder here")
     return config
 
 

@@ -58,7 +58,7 @@ class Api:
             return None
 
     def answer(self, query: str) -> Response:
-        args = rules.raw_args(query)
+        args = rules.php_args(query)
         action = args.get("action", "")
         if action == "":
             return _error(rules.MISSING_ACTION)

@@ -5,11 +5,11 @@ The nginx drop-in (`serving.nginx`) embeds the regular expressions below in the 
 configuration, so they stay plain PCRE-compatible syntax, and they are applied to the raw
 (still percent-encoded) value exactly as nginx sees it.
 
-Parameter reading follows nginx's `$arg_NAME`, so that both servers give the same answers:
-the first occurrence of a parameter counts, names match case-insensitively, an empty value
-counts as absent. `title` is read as PHP reads it (the last occurrence, its exact name),
-then as MediaWiki reads a title (`serving.title_lookup`; nginx: the regular expressions
-below and the build's alias files).
+Parameters are read as PHP reads a query string, in both servers: the last occurrence of
+a name counts, names match exactly (nginx: `last_arg_re`, not its `$arg_NAME`, which takes
+the first in any case), an empty value counts as absent. A title is then read as MediaWiki
+reads it (`serving.title_lookup`; nginx: the regular expressions below and the build's
+alias files).
 """
 
 from __future__ import annotations
@@ -139,14 +139,15 @@ def json_bytes(document: object) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def raw_args(query: str) -> dict[str, str]:
-    """name (lower-cased, still raw) -> raw value of its first occurrence."""
+def php_args(query: str) -> dict[str, str]:
+    """name (exact, still raw) -> raw value of its last occurrence, as PHP's `$_GET` (a name
+    without `=` has the value "")."""
     args: dict[str, str] = {}
     for part in query.split("&"):
         if not part:
             continue
         name, _, value = part.partition("=")
-        args.setdefault(name.lower(), value)
+        args[name] = value
     return args
 
 
@@ -161,11 +162,19 @@ def last_arg(query: str, name: str) -> str:
     return found
 
 
-#: `$args` holding a last `title=` (the value is group 1): nginx's `$arg_title` is the first.
-LAST_TITLE_RE = r"(?:^|&)title=([^&]*)(?:&(?!title=)[^&]*)*$"
-#: `<inner marker>:<callback>` of a request to answer as JSONP: a name of the characters
-#: MediaWiki keeps that are safe raw (group 1), and no marker (the inner subrequest).
-JSONP_CALLBACK_RE = r"^:([A-Za-z0-9_.]{1,128})$"
+def last_arg_re(name: str) -> str:
+    """`$args` holding a last `name` (exact), its value group 1 (empty without `=`), as
+    `last_arg` reads it."""
+    escaped = re.escape(name)
+    return rf"(?:^|&){escaped}(?:=([^&]*))?(?:&(?!{escaped}(?:[=&]|$))[^&]*)*$"
+
+
+#: The parameters the snippet reads (the title apart, in the `get` location).
+ROUTING_PARAMETERS = ("action", "shapeaction", "meta", "pageid", "origin", "callback")
+LAST_TITLE_RE = last_arg_re("title")
+#: The callback of a request to answer as JSONP: a name of the characters MediaWiki keeps
+#: that are safe raw (group 1).
+JSONP_CALLBACK_RE = r"^([A-Za-z0-9_.]{1,128})$"
 #: A query with characters an SSI include's URI cannot carry raw (`"` ends it, `$` is a
 #: variable, `\\` an escape, `>` may end the comment): answered as plain JSON.
 JSONP_UNSAFE_ARGS_RE = r'["$\\>]'

@@ -12,7 +12,7 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
     OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
     POST /api.php                                                          405, a `badmethod` error document
-    GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's subrequest
+    GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's file
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
 HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,
@@ -29,24 +29,33 @@ Stock Debian nginx (`nginx-light` is enough: rewrite, SSI, proxy are core module
 How a title finds its file (the choice, and why)
 -------------------------------------------------
 nginx gives `$arg_title` raw: percent-encoded, with `+` or `%20` for spaces. It never
-decodes a query value itself, and (tested on 1.22) `rewrite ... last` does *not*
-percent-decode the new URI either. What does decode is a *subrequest from an SSI
-`include virtual`*: nginx runs its URI through `ngx_http_parse_unsafe_uri`, which
-percent-decodes it and refuses `..` segments and NUL bytes. So:
+decodes a query value itself, and (tested on 1.22) `rewrite ... last` and `try_files` do
+*not* percent-decode either. Headers, ETag and Last-Modified (and a 304) come from the
+main request, and only a file served by it gets validators from nginx. So:
 
-1. in the rewrite phase, `+` and `%20` become `_` (the file names' spaces); a raw `?`, `$`,
-   `"` or `\\` is re-encoded (`?` would cut the subrequest URI, the others would be read as
-   SSI syntax). nginx has no global substitution, so each of these is a cascade of
-   `if`/`set` steps that replace 32 occurrences seven times, then 16, 8, 4, 2, 1: any count
-   up to 255, the most a 255-byte MediaWiki title can hold;
+1. in the rewrite phase, `+` and `%20` become `_` (the file names' spaces). nginx has no
+   global substitution, so this is a cascade of `if`/`set` steps that replace 32
+   occurrences seven times, then 16, 8, 4, 2, 1: any count up to 255, the most a 255-byte
+   MediaWiki title can hold;
 2. titles MediaWiki calls bad (`# < > [ ] | { }`, control characters, `%XX`, `.`/`..`
    segments, nothing but spaces, over 765 raw characters) answer `invalidtitle` before
    any file is touched;
-3. a tiny SSI body (`return 200` with `ssi on`) includes
-   `/__bridgeshape/title/<value>.json`, an internal `alias` of `api/get/title/`; nginx
-   decodes it to the UTF-8 file name, subpage `/` included. A missing file outputs the
-   SSI `stub`: the `missingtitle` document. The mirror's files pass through untouched
-   (SSI is off in the location that reads them, so a DSL holding `<!--# ... -->` is data).
+3. the escapes of the ASCII characters clients encode (`?`, `/`, `(`...) and of the
+   non-ASCII characters of the served titles (`title_characters`, from the build) are
+   decoded by shorter cascades (up to 15 of each); then `try_files` serves the title's
+   file, or the `missingtitle` error file with its header (`serving.nginx_errors`);
+4. a title with an escape left (an encoded `$`, which no nginx string can hold, or a
+   character the build did not list) is looked up the old way: a tiny SSI body
+   (`return 200` with `ssi on`) includes `/__bridgeshape/file/api/get/title/<value>.json`,
+   an internal `alias` of the mirror. A subrequest from an SSI `include virtual` is the one
+   thing nginx percent-decodes (`ngx_http_parse_unsafe_uri`, which also refuses `..`
+   segments and NUL bytes); a raw `?`, `$`, `"` or `\\` is re-encoded first (`?` would cut
+   the URI, the others would be read as SSI syntax); a missing file outputs the SSI
+   `stub`, the `missingtitle` document. That answer has no validators and, when the title
+   is missing, no error header (headers leave before the include decides).
+
+The mirror's files pass through untouched either way (SSI is off where they are read, so
+a DSL holding `<!--# ... -->` is data).
 
 The rejected alternatives: a generated `map` from every client spelling of every title to
 its file (3^spaces spellings times the per-character encodings, and nginx must be reloaded
@@ -62,33 +71,42 @@ title, and each redirect's title, as a file of its own (`site_builder/title_alia
 A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case) is
 written as the title file has it, for the namespaces the build passes (`namespaces`).
 
-Known differences from a live MediaWiki: the first of repeated parameters counts (PHP
-takes the last) except `title`; parameter names match case-insensitively (`title`'s
-exactly); a namespace name's non-ASCII letters match only as the wiki spells them; at most 16 spaces
-beyond ASCII (no-break, ideographic...) are read as spaces, and bidi marks are not removed;
-a missing title has no `MediaWiki-API-Error` header (headers are out before the SSI
-include knows; the body is right).
+Parameters are read as PHP reads them (the last of repeated ones, exact names): one
+regular expression over `$args` each (`api_rules.last_arg_re`), not `$arg_NAME`.
+
+Known differences from a live MediaWiki (the README lists them): `siprop` is not read (the
+one siteinfo file answers); a namespace name's non-ASCII letters match only as
+the wiki spells them; at most 16 spaces beyond ASCII (no-break, ideographic...) are read as
+spaces, and bidi marks are not removed; a title found the SSI way (4. above) and JSONP
+answers have no validators.
+
+JSONP: a request is routed as any other; the location that would serve a file (or an
+error file) includes it instead in a `/**/name(...)` body, so the error header is set
+before the headers leave. A file lookup first tests the file (`if (-f ...)`) in a
+location of its own: an `if` that matches and stays drops the location's `try_files`.
 
 The mirror's folder is usually a symlink the build flips: pass that path (it is not
 resolved here) and nginx follows it on every request (do not enable `open_file_cache` for
 these locations). Before the first build list/listall answer nginx's plain 404.
 
 Use: the build writes the snippet for its output folder into the mirror
-(`nginx/bridgeshape-api.conf`); `include` it in the site's `server {}`. The snippet does
-not change between builds.
+(`nginx/bridgeshape-api.conf`) and its error answers (`nginx/errors/`); `include` the
+snippet in the site's `server {}`. It changes only when the served titles gain a
+non-ASCII character (until nginx is reloaded, such a title is found the SSI way).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import jinja2
 
-from . import api_headers, api_rules
+from . import api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
 
@@ -107,6 +125,14 @@ _UNDERSCORE_SEGMENT = r"(?:[^_]|_(?!_))*"
 _CASCADE_STEPS = (32,) * 7 + (16, 8, 4, 2, 1)
 #: How many spaces beyond ASCII a title may hold for nginx (serve reads any number).
 _WIDE_SPACES = 16
+#: ASCII characters of a title that clients percent-encode and the snippet decodes before
+#: it looks for the title's file (letters and digits are sent raw; `$` cannot be written
+#: in an nginx string; `%` is decoded last, apart; spaces and `_` were read before).
+_DECODED_ASCII = "!\"&'()*+,-./:;=?@\\^`~"
+#: Occurrences of one character decoded: more of them go the SSI way, as any escape left.
+_DECODING_STEPS = (8, 4, 2, 1)
+#: An escape left after the decoding steps (case-insensitive), but for `%25` (`%`).
+_UNDECODED_RE = "%(?!25)[0-9A-F]{2}"
 
 
 def quote(value: str) -> str:
@@ -125,22 +151,24 @@ def _json(document: object) -> str:
     return json_bytes(document).decode("utf-8")
 
 
-def _error_body(error: ApiError, variable: str | None = None) -> str:
-    """The JSON of `error`, as an nginx string; `variable` (a name) fills `{value}`/`{id}`."""
-    placeholder = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
-    body = _json(error.document(placeholder if variable else None))
-    if (placeholder in body) != bool(variable):
-        raise AssertionError(f"{error.code}: the placeholder and the variable disagree")
+def _error_body(error: ApiError) -> str:
+    """The JSON of `error` (no value in it), as an nginx string: for the one error answered
+    by `return` (the others are files, `serving.nginx_errors`)."""
+    body = _json(error.document())
     if "$" in body:
         raise ValueError(f"a '$' in the error text of {error.code}")
-    literal = quote(body)
-    return literal.replace(placeholder, "${" + variable + "}") if variable else literal
+    return quote(body)
 
 
-def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, str]]:
+def _error_location(error: nginx_errors.ErrorFile) -> str:
+    """The internal location that serves `error`'s file (an SSI one for a template)."""
+    return "error-echo" if error.variable else "error"
+
+
+def _cascade(token: str, segment: str, replacement: str, steps: Sequence[int] = _CASCADE_STEPS) -> Iterator[tuple[str, str]]:
     """(regex, value) of the `if` steps that replace every `token` of a variable by
-    `replacement` (up to 255 of them)."""
-    for count in _CASCADE_STEPS:
+    `replacement` (up to sum(steps) of them: 255 by default)."""
+    for count in steps:
         # Short capture names: long ones overflow nginx's default variables_hash_bucket_size
         # (a warning at every reload, and the http{} level is not the snippet's to tune).
         names = [f"bs_c{i}" for i in range(count + 1)]
@@ -148,16 +176,34 @@ def _cascade(token: str, segment: str, replacement: str) -> Iterator[tuple[str, 
         yield regex, replacement.join("${" + n + "}" for n in names)
 
 
-def _title_replacements() -> Iterator[tuple[str, str]]:
-    """Spaces to `_`, runs of `_` to one, then the characters an SSI include cannot take
-    re-encoded. (Two passes: a step must not meet its own replacement again.)"""
+def _title_spaces() -> Iterator[tuple[str, str]]:
+    """Spaces to `_`, then runs of `_` to one. (Two passes: a step must not meet its own
+    replacement again.)"""
     # Rare, and their alternatives are long: one at a time, a lazy scan each, up to 16.
     for _ in range(_WIDE_SPACES):
         yield f"^(?<bs_c0>.*?)(?:{api_rules.WIDE_SPACE_TOKEN_RE})(?<bs_c1>.*)$", "${bs_c0}+${bs_c1}"
     yield from _cascade(api_rules.SPACE_TOKEN_RE, _SPACE_SEGMENT, "_")
     yield from _cascade(api_rules.UNDERSCORE_RUN_RE, _UNDERSCORE_SEGMENT, "_")
+
+
+def _ssi_escapes() -> Iterator[tuple[str, str]]:
+    """The characters an SSI include's URI cannot take raw, re-encoded."""
     for token, segment, code in _ESCAPES:
         yield from _cascade(token, segment, code)
+
+
+def _escape_of(char: str) -> str:
+    return "".join(f"%{b:02X}" for b in char.encode("utf-8"))
+
+
+def _title_decoding(characters: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """(regex, value) steps (case-insensitive) that decode the percent-escapes of
+    `_DECODED_ASCII` and of `characters` (the non-ASCII letters of the served titles), up
+    to `sum(_DECODING_STEPS)` of each."""
+    extra = sorted({c for c in characters if not c.isascii() and c.isprintable() and not c.isspace()})
+    for char in (*_DECODED_ASCII, *extra):
+        code = _escape_of(char)
+        yield from _cascade(code, f"(?:[^%]|%(?!{code}))*", char, _DECODING_STEPS)
 
 
 @cache
@@ -203,6 +249,17 @@ def _cors_refused_re() -> str:
     return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
 
 
+def checked_origin(url: str) -> str:
+    """An `origin` for `render_snippet` (trailing `/` dropped), or ValueError saying why not."""
+    origin = _plain_path(url).rstrip("/")
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or any(
+        c in origin for c in " ;'\"{}?#"
+    ):
+        raise ValueError(f"the nginx origin must be an http(s) URL without query, e.g. http://127.0.0.1:9000/bucket/prefix: {url!r}")
+    return origin
+
+
 def render_snippet(
     mirror: str | os.PathLike[str] | None = None,
     *,
@@ -210,6 +267,8 @@ def render_snippet(
     validate_upstream: str | None = None,
     max_age: int = ServeSettings.max_age,
     namespaces: Mapping[str, Sequence[str]] | None = None,
+    title_characters: Iterable[str] = (),
+    origin: str | None = None,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
@@ -220,11 +279,26 @@ def render_snippet(
     `namespaces`: the namespaces of the served titles, local name -> every lower-cased name
     the wiki reads as it (`title_lookup.namespace_spellings`): a title's prefix in any of
     these spellings is written as the title file has it.
+    `title_characters`: the characters of the served titles' files (the build's); the
+    percent-escapes of the non-ASCII ones are decoded so that those titles are found as
+    files. A title with any other escape is found through an SSI include (no validators).
     `api_paths`: where clients call api.php (the wiki's path: `/api.php`, `/w/api.php`).
     `validate_upstream`: e.g. `http://127.0.0.1:8080`, a running `bridgeshape-mirror serve`
     that answers `shapeaction=validate`; without it validate answers `moduledisabled`.
+    `origin`: the mirror is in a bucket (`build --out s3://...`): the URL its files are read
+    from over HTTP, e.g. `http://127.0.0.1:9000/bucket/prefix` (path style) or an S3 website
+    endpoint; then `mirror` is not given. Each file lookup is a `proxy_pass` to it; a 403 or
+    404 (a missing object) gives the same error answer as a missing file; titles are sent
+    encoded (the bucket decodes them); JSONP is not offered. A host name needs a `resolver`
+    in the server block (nginx resolves a proxy_pass with variables when it runs).
     """
-    root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
+    if origin is not None:
+        if mirror is not None:
+            raise ValueError("a mirror folder or an origin URL, not both")
+        origin = checked_origin(origin)
+        root = quote(origin)
+    else:
+        root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
     if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
         raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
     if validate_upstream is not None:
@@ -236,6 +310,7 @@ def render_snippet(
             raise ValueError(f"bad api path {path!r}")
     return _template().render(
         root=root,
+        origin=origin,
         api_paths=api_paths,
         validate_upstream=validate_upstream,
         rules=api_rules,
@@ -245,5 +320,12 @@ def render_snippet(
         namespace_rules=_namespace_rules(namespaces or {}),
         error_body=_error_body,
         json=_json,
-        title_replacements=_title_replacements(),
+        title_spaces=_title_spaces(),
+        ssi_escapes=_ssi_escapes(),
+        title_decoding=_title_decoding(title_characters),
+        title_undecoded_re=_UNDECODED_RE,
+        percent_decoding=_cascade("%25", "(?:[^%]|%(?!25))*", "%", _DECODING_STEPS),
+        errors=nginx_errors,
+        errors_dir=nginx_errors.ERRORS_DIR,
+        error_location=_error_location,
     )

@@ -32,6 +32,7 @@ from dsl.format import format_scenario
 from serving.api_headers import ServeSettings
 from dsl.language import N_
 from serving.nginx import render_snippet
+from serving.nginx_errors import error_files as nginx_error_files
 from serving.siteinfo import siteinfo_document
 from serving.title_lookup import namespace_spellings
 from store.errors import StateError, SuspiciousChange
@@ -130,6 +131,9 @@ class BuildSettings:
     bucket: BucketTarget | None = None
     #: Seconds of double-dummy analysis per run for deals without a table (0: none; `dd_run`).
     dd_budget: float = 120.0
+    #: The URL nginx reads the mirror from when it is in a bucket (`render_snippet`'s
+    #: `origin`); None: the snippet reads the server's root folder.
+    nginx_origin: str | None = None
 
 
 @dataclass
@@ -425,7 +429,12 @@ def render_files(
     # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
     # (the mirror is the server's root unless its one variable is changed).
     namespaces = namespace_spellings(links.site, {t.namespace for t in targets.values()})
-    files[layout.NGINX_SNIPPET] = render_snippet(max_age=settings.max_age, namespaces=namespaces).encode("utf-8")
+    characters = {c for path in files if path.is_relative_to(layout.TITLE_DIR) for c in str(path)}
+    files[layout.NGINX_SNIPPET] = render_snippet(
+        max_age=settings.max_age, namespaces=namespaces, title_characters=characters, origin=settings.nginx_origin
+    ).encode("utf-8")
+    # Its error answers, as files: nginx gives a file ETag, Last-Modified and 304.
+    files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files().items())
     files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
     for script in ("updated.js", "filter.js"):
         files[PurePosixPath(script)] = resources.files("site_builder").joinpath(f"templates/{script}").read_bytes()

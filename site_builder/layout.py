@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath
 
+from serving.nginx_errors import ERRORS_DIR
 from serving.siteinfo import SITEINFO_FILE
 
 LIST = PurePosixPath("api/list.json")
@@ -24,6 +25,8 @@ MANIFEST = PurePosixPath("api/manifest.json")
 NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
 #: The answer to `action=query&meta=siteinfo` (serving.siteinfo).
 SITEINFO = PurePosixPath(SITEINFO_FILE)
+#: The snippet's error answers, one file each (serving.nginx_errors names them).
+NGINX_ERRORS = PurePosixPath(ERRORS_DIR)
 
 #: The longest file name most file systems take, in bytes.
 NAME_MAX = 255

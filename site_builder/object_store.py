@@ -60,7 +60,10 @@ DEFAULT_MAX_AGE = 300
 #: The metadata key that holds an object's SHA-256.
 DIGEST_KEY = "sha256"
 
-_TEXT_TYPES = {".json": "application/json", ".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
+#: `.ssi`: the nginx drop-in's error templates (`nginx/errors/`), JSON once nginx fills them,
+#: typed so that nginx in front of the bucket answers them as JSON.
+_TEXT_TYPES = {".json": "application/json", ".html": "text/html", ".css": "text/css", ".js": "text/javascript",
+               ".ssi": "application/json"}
 _EXTRA_TYPES = {
     ".pbn": "application/x-bridge-pbn",
     ".lin": "application/x-bridge-lin",

@@ -19,6 +19,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 import dsl
 import requests
 
+from serving.nginx_errors import ERRORS_DIR, error_files
 from serving.siteinfo import SITEINFO_FILE, siteinfo_document
 from serving.title_lookup import case_spellings, namespace_spellings
 from store.model import SiteInfo
@@ -82,6 +83,8 @@ PAGES = (
 
 #: What the build passes the nginx snippet for these pages' namespaces.
 NAMESPACES = namespace_spellings(SITE, {page.namespace for page in PAGES})
+#: ... and for the characters of their titles (it decodes their escapes).
+TITLE_CHARACTERS = frozenset("".join(page.title + "".join(case_spellings(page.title, page.namespace, SITE)) for page in PAGES))
 
 
 def page_document(page: Page) -> dict[str, Any] | None:
@@ -135,6 +138,9 @@ def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
         (out / "deals").mkdir(exist_ok=True)
         (out / "deals" / f"{page.page_id}.pbn").write_text(f'[Event "{page.title}"]\n', encoding="utf-8")
     _write(out / SITEINFO_FILE, siteinfo_document(SITE))
+    (out / ERRORS_DIR).mkdir(parents=True)
+    for name, body in error_files().items():  # the nginx drop-in's error answers
+        (out / ERRORS_DIR / name).write_bytes(body)
     _write(out / "api" / "list.json", list_document(pages))
     _write(out / "api" / "listall.json", listall_document(pages))
     (out / "report").mkdir(exist_ok=True)
@@ -231,8 +237,15 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
             Case(f"title last {page.title}", f"format=json&shapeaction=get&action=bridgeshape&title={spellings['plus']}", document, by_title)
         )
     cases += [
-        # nginx's $arg_NAME rules, which serve follows so both answer alike.
-        Case("parameter names ignore case", "ACTION=bridgeshape&ShapeAction=list", list_document(pages), "api/list.json"),
+        # PHP's reading of a query string: names exactly, the last of repeated ones counts.
+        Case("parameter names are exact", "ACTION=bridgeshape&ShapeAction=list", error("missingparam", 'The "action" parameter must be set.')),
+        Case("last of repeated actions wins", "action=query&action=bridgeshape&shapeaction=list", list_document(pages), "api/list.json"),
+        Case("last of repeated shapeactions wins", "shapeaction=get&action=bridgeshape&shapeaction=listall&format=json",
+             listall_document(pages), "api/listall.json"),
+        Case("last of repeated pageids wins", "action=bridgeshape&shapeaction=get&pageid=42&pageid=15", page_document(pages[1]), "api/get/pageid/15.json"),
+        Case("a last bare name empties it", "action=bridgeshape&shapeaction=list&shapeaction",
+             error("missingparam", 'The "shapeaction" parameter must be set.')),
+        Case("a longer name is another", "action=bridgeshape&shapeaction=list&shapeactionx=get", list_document(pages), "api/list.json"),
         # PHP's reading of a title: the last of repeated ones counts.
         Case("last of repeated titles wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
              page_document(pages[1]), "api/get/title/Stayman.json"),
@@ -340,12 +353,12 @@ class Answer:
         return json.loads(self.body.decode("utf-8"))
 
 
-def fetch(base_url: str, target: str, timeout: float = 10.0) -> Answer:
+def fetch(base_url: str, target: str, timeout: float = 10.0, headers: dict[str, str] | None = None) -> Answer:
     """GET `target` (path and query) exactly as given: no re-encoding, unlike requests."""
     parts = urlsplit(base_url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
     try:
-        connection.request("GET", target)
+        connection.request("GET", target, headers=headers or {})
         response = connection.getresponse()
         return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
     finally:

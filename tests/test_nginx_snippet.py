@@ -1,9 +1,10 @@
 """The nginx snippet as text, no nginx needed: the template renders exactly the
 configuration that `tests/test_nginx_dropin.py` proves on a real nginx.
 
-The golden files were written by the string-building generator the template replaced
-(site_builder/nginx.py before issue 16), so they pin the snippet byte for byte; only its
-first comment line has changed since, to name the module that generates it now.
+The golden files pin the snippet byte for byte. They were written by the string-building
+generator the template replaced (site_builder/nginx.py before issue 16), and rewritten
+since only where the configuration changed on purpose (issue 13: the error answers as
+files, titles looked up as files).
 """
 
 from __future__ import annotations

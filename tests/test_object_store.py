@@ -5,6 +5,7 @@ botocore event hook, beside what the bucket itself then holds."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import socket
@@ -60,6 +61,7 @@ def test_content_types():
     assert content_type("index.html") == "text/html; charset=utf-8"
     assert content_type("deals/42.pbn") == "application/x-bridge-pbn"
     assert content_type("x.unknownsuffix") == "application/octet-stream"
+    assert content_type("nginx/errors/missingtitle.ssi") == "application/json; charset=utf-8"
 
 
 def test_options_for_a_bucket_are_checked_before_any_work(tmp_path, capsys):
@@ -69,6 +71,12 @@ def test_options_for_a_bucket_are_checked_before_any_work(tmp_path, capsys):
     code = cli.main(["build", "--state", str(state), "--out", str(tmp_path / "o"), "--endpoint-url", "http://x"])
     assert code == ExitCode.USAGE
     assert "s3://" in capsys.readouterr().err
+    code = cli.main(["build", "--state", str(state), "--out", str(tmp_path / "o"), "--nginx-origin", "http://127.0.0.1:9000/b"])
+    assert code == ExitCode.USAGE
+    assert "nginx_origin" in capsys.readouterr().err
+    code = cli.main(["build", "--state", str(state), "--out", "s3://b/x", "--nginx-origin", "s3://b/x"])
+    assert code == ExitCode.USAGE
+    assert "nginx_origin: the nginx origin must be an http(s) URL" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 
@@ -205,7 +213,8 @@ def _edited_dump(tmp_path: Path, old: str, new: str, revision: tuple[str, str] |
 def test_first_and_idle_publish(tmp_path, s3_server, s3, state):
     client, bucket = s3
     calls = Calls()
-    settings = _settings(tmp_path, s3_server, bucket)
+    origin = f"{s3_server}/{bucket}/mirror"
+    settings = dataclasses.replace(_settings(tmp_path, s3_server, bucket), nginx_origin=origin)
 
     report = build(state, settings)
     local = published_manifest(settings.out)
@@ -217,6 +226,10 @@ def test_first_and_idle_publish(tmp_path, s3_server, s3, state):
     assert head["CacheControl"] == "public, max-age=300"
     assert head["Metadata"]["sha256"] == local["api/list.json"]
     assert json.loads(_body(client, bucket, "mirror/api/list.json"))["pages"]
+    # The snippet in the bucket reads the bucket (tests/test_nginx_dropin.py runs one).
+    snippet = _body(client, bucket, "mirror/nginx/bridgeshape-api.conf").decode("utf-8")
+    assert f"set $bridgeshape_mirror '{origin}';" in snippet and "proxy_pass $bridgeshape_mirror/api/list.json;" in snippet
+    assert _body(client, bucket, "mirror/nginx/errors/missingtitle.json") == b'{"error":{"code":"missingtitle","info":"The page you specified doesn\'t exist."}}'
 
     calls.reset()
     again = build(state, settings)

@@ -52,6 +52,10 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
         "--stage", metavar="DIR",
         help="with an s3:// --out: the local folder the mirror is built in first (default: beside the state store)",
     )
+    parser.add_argument(
+        "--nginx-origin", metavar="URL",
+        help="with an s3:// --out: the URL nginx reads the bucket from; the snippet the build writes proxies to it",
+    )
     parser.add_argument("--deals", type=non_negative, metavar="N", help="sample deals per scenario (default {deals})")
     parser.add_argument("--seed", type=non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
     parser.add_argument(
@@ -87,7 +91,7 @@ def build_with(config: Config) -> BuildReport:
         settings = BuildSettings(
             out=Path(config.local_out()), deals=config.deals, seed=config.seed,
             allow_removals=bool(config.allow_removals), max_age=config.max_age, lang=config.lang, bucket=bucket,
-            dd_budget=float(config.dd_budget),
+            dd_budget=float(config.dd_budget), nginx_origin=config.nginx_origin,
         )
         return build(config.state, settings, progress)
 
@@ -111,7 +115,7 @@ def build_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The build's flags, as configuration overrides (build and update share them)."""
     return {
         "out": args.out, "deals": args.deals, "seed": args.seed, "endpoint_url": args.endpoint_url, "stage": args.stage,
-        "max_age": args.max_age, "lang": args.lang, "dd_budget": dd_budget_override(args),
+        "max_age": args.max_age, "lang": args.lang, "dd_budget": dd_budget_override(args), "nginx_origin": args.nginx_origin,
     }
 
 

@@ -1,0 +1,82 @@
+"""The error answers of the nginx drop-in, as files the build writes beside the snippet.
+
+nginx attaches `ETag` and `Last-Modified` (and answers 304) only to what it serves from a
+file, and it sends headers before an SSI include has decided anything. So every error the
+snippet answers is a file here, served from a location that adds the error's
+`MediaWiki-API-Error` header: the same bytes as `serve`'s error documents. An error that
+echoes a request value (`Unrecognized value for parameter "action": foo.`) is a template
+whose value is an SSI `echo` of an nginx variable; it is served with `ssi_last_modified`,
+so it keeps the template's Last-Modified and a weak ETag (the answer is a function of the
+URL and the template, so the template's validators are the answer's).
+
+`badmethod` (a POST, 405) is no file: nginx serves files with 200 only, and POST answers
+are not cached anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import api_rules as rules
+from .api_rules import ApiError, json_bytes
+
+#: Where the build writes them, under the mirror (beside the snippet, `nginx/`).
+ERRORS_DIR = "nginx/errors"
+_PLACEHOLDER = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
+#: The nginx variable a template echoes.
+ECHOED = "bs_value"
+
+
+@dataclass(frozen=True)
+class ErrorFile:
+    """One error answer of the snippet: `name` is its file's stem; the value of `variable`
+    (an nginx variable name, without `$`) is echoed in its info, or None for a fixed
+    document. The snippet copies it into `ECHOED` first, which the template echoes: a
+    variable of the request, so an SSI include of the template (JSONP) sees it too."""
+
+    name: str
+    error: ApiError
+    variable: str | None = None
+
+    @property
+    def file_name(self) -> str:
+        """`.json` for a document; `.ssi` for a template (not JSON until nginx fills it)."""
+        return self.name + (".ssi" if self.variable else ".json")
+
+    def body(self) -> bytes:
+        if self.variable is None:
+            return json_bytes(self.error.document())
+        # The snippet echoes only values it has checked (ECHO_SAFE digits and letters), so
+        # no encoding is needed, and none must change what `serve` prints.
+        text = json_bytes(self.error.document(_PLACEHOLDER)).decode("utf-8")
+        if _PLACEHOLDER not in text or "<!--#" in text.replace(_PLACEHOLDER, ""):
+            raise AssertionError(f"{self.name}: the error text cannot take an echoed value")
+        return text.replace(_PLACEHOLDER, f'<!--# echo var="{ECHOED}" encoding="none" -->').encode("utf-8")
+
+
+MISSING_ACTION = ErrorFile("missingparam-action", rules.MISSING_ACTION)
+BAD_ACTION = ErrorFile("badvalue-action", rules.BAD_ACTION)
+BAD_ACTION_ECHO = ErrorFile("badvalue-action", rules.BAD_ACTION, "bs_action")
+MISSING_SHAPEACTION = ErrorFile("missingparam-shapeaction", rules.MISSING_SHAPEACTION)
+BAD_SHAPEACTION = ErrorFile("badvalue-shapeaction", rules.BAD_SHAPEACTION)
+BAD_SHAPEACTION_ECHO = ErrorFile("badvalue-shapeaction", rules.BAD_SHAPEACTION, "bs_shapeaction")
+MISSING_TITLE_OR_PAGEID = ErrorFile("missingparam-title-pageid", rules.MISSING_TITLE_OR_PAGEID)
+TITLE_AND_PAGEID = ErrorFile("invalidparammix-title-pageid", rules.TITLE_AND_PAGEID)
+BAD_PAGEID = ErrorFile("badinteger-pageid", rules.BAD_PAGEID)
+BAD_PAGEID_ECHO = ErrorFile("badinteger-pageid", rules.BAD_PAGEID, "bs_pageid")
+NO_SUCH_PAGEID = ErrorFile("nosuchpageid", rules.NO_SUCH_PAGEID, "bridgeshape_pageid")
+MISSING_TITLE = ErrorFile("missingtitle", rules.MISSING_TITLE)
+INVALID_TITLE = ErrorFile("invalidtitle", rules.INVALID_TITLE)
+INVALID_TITLE_ECHO = ErrorFile("invalidtitle", rules.INVALID_TITLE, "bridgeshape_raw")
+VALIDATE_NEEDS_SERVICE = ErrorFile("moduledisabled-validate", rules.VALIDATE_NEEDS_SERVICE)
+
+ERROR_FILES = (
+    MISSING_ACTION, BAD_ACTION, BAD_ACTION_ECHO, MISSING_SHAPEACTION, BAD_SHAPEACTION, BAD_SHAPEACTION_ECHO,
+    MISSING_TITLE_OR_PAGEID, TITLE_AND_PAGEID, BAD_PAGEID, BAD_PAGEID_ECHO, NO_SUCH_PAGEID, MISSING_TITLE,
+    INVALID_TITLE, INVALID_TITLE_ECHO, VALIDATE_NEEDS_SERVICE,
+)
+
+
+def error_files() -> dict[str, bytes]:
+    """File name (under `ERRORS_DIR`) -> bytes, for every error answer of the snippet."""
+    return {error.file_name: error.body() for error in ERROR_FILES}
