@@ -1,8 +1,13 @@
-"""Fixtures shared by the tests: a private cache folder for the session, and the real MediaWiki."""
+"""Fixtures shared by the tests: a private cache folder for the session, the real MediaWiki,
+and moto's S3 server with a fresh bucket per test."""
 
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,3 +44,56 @@ def mediawiki_installed() -> None:
         "(or set BSM_MEDIAWIKI_AUTO_INSTALL=1)",
         pytrace=False,
     )
+
+
+# --- moto's S3 server (tests/test_object_store.py, tests/test_nginx_dropin.py) ------------
+
+BUCKET = "mirror-bucket"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3_server():
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                pytest.fail("the S3 server (moto) did not start")
+            time.sleep(0.1)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def s3(s3_server, monkeypatch, request):
+    """A fresh bucket on the server; credentials from the environment, as the usual chain reads them."""
+    import boto3
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+    boto3.setup_default_session()  # one that reads this environment, with hooks of its own
+    client = boto3.client("s3", endpoint_url=s3_server)
+    bucket = f"{BUCKET}-{abs(hash(request.node.name)) % 10**8}"
+    client.create_bucket(Bucket=bucket)
+    return client, bucket

@@ -409,7 +409,6 @@ def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
 
 # --- in front of a bucket (issue 17) ----------------------------------------------------------
 
-from test_object_store import s3, s3_server  # noqa: E402,F401 - moto's S3 server and a bucket on it: fixtures
 
 
 def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, s3_server: str, s3) -> None:

@@ -8,9 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -34,7 +31,6 @@ from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
-BUCKET = "mirror-bucket"
 
 
 # --- without a server ---------------------------------------------------------------------
@@ -81,54 +77,6 @@ def test_options_for_a_bucket_are_checked_before_any_work(tmp_path, capsys):
 
 
 # --- against the server -------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def s3_server():
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail("the S3 server (moto) did not start")
-            time.sleep(0.1)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
-
-
-@pytest.fixture
-def s3(s3_server, monkeypatch, request):
-    """A fresh bucket on the server; credentials from the environment, as the usual chain reads them."""
-    import boto3
-
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    for name in ("AWS_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", "/dev/null")
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-    boto3.setup_default_session()  # one that reads this environment, with hooks of its own
-    client = boto3.client("s3", endpoint_url=s3_server)
-    bucket = f"{BUCKET}-{abs(hash(request.node.name)) % 10**8}"
-    client.create_bucket(Bucket=bucket)
-    return client, bucket
 
 
 class Calls:
