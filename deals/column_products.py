@@ -1,0 +1,300 @@
+"""Exact counts of whole deals whose length rules are conditions on the suits one at a time.
+
+`deals.length_matrices` sums over every admissible 4 x 4 length matrix L (seat, suit). When
+L's admissibility is a product of conditions on its columns (a suit's lengths at the four
+seats: per-suit ranges of any seat, a fit in one named suit), the matrices need not be
+listed at all. With suit k's table T_k(c) over the capped HCP cells (`deals.length_matrices`:
+who holds A K Q J, times the ways to deal the nine spots so that the column is c),
+
+    count = sum over s of  A_s . R(B_{13 - s}),
+    A_s = sum over columns c1 + c2 = s of T_1(c1) * T_2(c2)     (suits 1 and 2, * convolution)
+    B_t = sum over columns c3 + c4 = t of T_3(c3) * T_4(c4)
+
+where s runs over the partial row sums of the first two suits (at most 1,834 vectors), the
+columns over those their suit admits, and R is the box sum of `LengthMatrixCount.box_sums`
+(the HCP totals that a cell of the first half still allows). This is the length matrices'
+bilinear form sum C[i, j] P12_i . R34_j with C of rank one in each group of halves, summed
+before the product: the cost depends on the columns, not on the matrices (1.6 million of
+them for the sample's Cue-bid scenarios).
+
+A_s itself is not built half by half: T(c) = sum over honour-count vectors n (35) of
+spots(c, n) * H_n, H_n the HCP table of the owners of A K Q J with counts n, so
+
+    A_s = sum over (n1, n2) of  K_s[n1, n2] * (H1_n1 * H2_n2),
+    K_s[n1, n2] = sum over admissible c1 + c2 = s of spots(c1, n1) * spots(c2, n2)
+
+K is one small matrix product per group (35 x pairs of columns x 35), Y_s = K_s @ H2 (BLAS),
+and the convolution with H1 one `np.bincount` per n1 over the at most 256 owners of suit 1.
+The pairing of the suits into halves is the one with the fewest pairs of columns.
+
+Conditions that are disjunctions over suits become products by inclusion-exclusion: a
+wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate suit has
+4 or fewer", a fit in one of several suits likewise ("every such suit short" is per suit);
+2**d signed terms for d such disjunctions. Not covered (`covers` says so, and the caller
+uses the length matrices): shapes, a wildcard with an HCP part, and anything past `MAX_WORK`.
+
+Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
+products) are below 2**36; H's entries are owner counts (<= 24). Every entry of K, Y, A, B
+and R(B) is a sum of non-negative integer products counting ways to deal some 26 cards,
+at most 26!/(6!7!6!7!) < 2**45, so every partial sum of the float64 products, BLAS
+included, is an integer below 2**53 and exact. The final dots run on 21-bit limbs
+(`deals.exact.exact_dot`); results are Python ints, and signed terms are added as such.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from dsl.deck import CARDS_PER_SUIT
+
+from .blas import single_threaded_blas
+from .exact import exact_dot
+from .length_matrices import LengthMatrixCount, spot_ways
+from .rules import CompiledScenario, SeatRule
+from .tables import length_code, length_vectors
+
+#: Give up (None, the caller uses the length matrices) past this many multiply-adds.
+MAX_WORK = 6e9
+#: ... or when G, merged, could pass this many bytes (1,225 x cells: four seats with HCP rules).
+MAX_TABLE_BYTES = 64 * 2**20
+#: A half's rows (groups of partial row sums) computed together: bounds the temporaries.
+_BLOCK_CELLS = 2**21
+_HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
+_PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
+
+
+def covers(compiled: CompiledScenario) -> bool:
+    """Are the scenario's length rules per-suit ranges, length-only wildcards and fits (what
+    `column_count` counts)? A rule of any other kind (a shape, or one added later) is not."""
+    return all(_per_suit(r) for r in compiled.seat_rules)
+
+
+def _per_suit(rule: SeatRule) -> bool:
+    kept = SeatRule(rule.len_lo, rule.len_hi, rule.hcp_lo, rule.hcp_hi, rule.shcp_lo, rule.shcp_hi, rule.wildcard)
+    return rule == kept and not rule.hcp_wildcard
+
+
+@functools.cache
+def _fit_in_deck() -> np.ndarray:
+    """`[i, j]`: columns i and j of two suits leave every seat at most 13 cards."""
+    lv = length_vectors()
+    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
+
+
+def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
+    """The inclusion-exclusion terms: (sign, `(4, 560)` bool, may suit k have column c)."""
+    columns = length_vectors()  # a column's lengths at the four seats
+    base = np.ones((4, len(columns)), dtype=bool)
+    for seat, rule in enumerate(compiled.seat_rules):
+        for k in range(4):
+            base[k] &= (columns[:, seat] >= rule.len_lo[k]) & (columns[:, seat] <= rule.len_hi[k])
+    # Each disjunction "some suit of `suits` has a column passing `ok`", as its complement:
+    # `short[k]` = the columns of suit k that do not pass.
+    disjunctions: list[np.ndarray] = []
+    for seat, rule in enumerate(compiled.seat_rules):
+        w = rule.wildcard
+        if w is not None:
+            short = np.ones((4, len(columns)), dtype=bool)
+            for k in w.candidates:
+                short[k] = (columns[:, seat] < w.x_lo) | (columns[:, seat] > w.x_hi)
+            disjunctions.append(short)
+    for part in compiled.parts:
+        a, b = part.seats
+        for fit in part.fits:
+            short = np.ones((4, len(columns)), dtype=bool)
+            for k in fit.suits:
+                short[k] = columns[:, a] + columns[:, b] < fit.min
+            disjunctions.append(short)
+    # A disjunction over one suit is a condition on that suit's column: no term of its own.
+    for short in [d for d in disjunctions if (~d).any(axis=1).sum() == 1]:
+        base &= ~short | short.all(axis=1, keepdims=True)
+    disjunctions = [d for d in disjunctions if (~d).any(axis=1).sum() > 1]
+    terms = []
+    for size in range(len(disjunctions) + 1):
+        for chosen in combinations(disjunctions, size):
+            allowed = base.copy()
+            for short in chosen:
+                allowed &= short
+            terms.append(((-1) ** size, allowed))
+    return terms
+
+
+def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of equal rows of `x`: (a first row of each group, each row's group). Rows are told apart by a random projection
+    (fast; equal rows project equally), then checked: a false merge falls back to an exact
+    `np.unique` (a missed merge only costs time)."""
+    projection = x @ np.random.default_rng(0).random(x.shape[1])
+    _, first, inverse = np.unique(projection, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(x[first][inverse], x):
+        _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    return first, inverse
+
+
+@dataclass(frozen=True)
+class Half:
+    """The admissible pairs of columns of suits k1 and k2 (indices into `length_vectors()`),
+    sorted by their partial row sums: `codes[g]` (a `length_code`) and `starts[g]` (the first
+    pair) per group g."""
+
+    k1: int
+    k2: int
+    c1: np.ndarray
+    c2: np.ndarray
+    codes: np.ndarray
+    starts: np.ndarray
+
+    @staticmethod
+    def of(allowed: np.ndarray, k1: int, k2: int) -> Half:
+        i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
+        p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
+        c1, c2 = i1[p], i2[q]
+        code = length_code(length_vectors()[c1] + length_vectors()[c2])
+        order = np.argsort(code, kind="stable")
+        codes, starts = np.unique(code[order], return_index=True)
+        return Half(k1, k2, c1[order], c2[order], codes, starts)
+
+    def k_matrices(self, groups: np.ndarray) -> np.ndarray:
+        """K_s `(len(groups), 35 * 35)` float64 of the groups (see the module docstring)."""
+        spots = spot_ways().astype(np.float64)
+        ends = np.append(self.starts[1:], len(self.c1))
+        out = np.empty((len(groups), _HONOURS, _HONOURS), dtype=np.float64)
+        for i, g in enumerate(groups.tolist()):
+            rows = slice(self.starts[g], ends[g])
+            out[i] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+        return out.reshape(len(groups), _HONOURS**2)
+
+
+class ColumnCount:
+    """The count of a compiled scenario by sums over columns (see the module docstring)."""
+
+    def __init__(self, compiled: CompiledScenario):
+        self.tables = LengthMatrixCount(compiled)  # HCP cells, capping, honour tables, box sums
+        self.cells = self.tables.cells
+        self.terms = column_terms(compiled)
+        self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
+        self.plans = [self._plan(allowed) for _, allowed in self.terms]
+
+    def _plan(self, allowed: np.ndarray):
+        """The pairing of the suits into halves that looks cheapest (pairs of columns, and
+        groups that meet: row sums s and 13 - s), each half with its meeting groups in order:
+        ((half 1, groups 1), (half 2, groups 2))."""
+        halves = {(k1, k2): Half.of(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
+        best = None
+        for first, second in _PAIRINGS:
+            h1, h2 = halves[first], halves[second]
+            vectors = np.stack(np.unravel_index(h1.codes, (14, 14, 14)), axis=1)
+            partner = length_code(CARDS_PER_SUIT - vectors)
+            pos = np.minimum(np.searchsorted(h2.codes, partner), max(len(h2.codes) - 1, 0))
+            hit = np.flatnonzero(h2.codes[pos] == partner) if len(h2.codes) else np.zeros(0, dtype=np.int64)
+            guess = (len(h1.c1) + len(h2.c1)) * _HONOURS**2 + len(hit) * self.cells * 2 * _HONOURS**2
+            if best is None or guess < best[0]:
+                best = (guess, (h1, hit), (h2, pos[hit]))
+        assert best is not None
+        return best[1:]
+
+    @functools.cached_property
+    def prepared(self) -> list[tuple[PreparedHalf, PreparedHalf]]:
+        """Per term, its two halves made ready (K, its distinct columns, G merged)."""
+        return list(self._preparing())
+
+    def _preparing(self):
+        for plan in self.plans:
+            yield tuple(self._prepare(half, groups) for half, groups in plan)
+
+    def within(self, budget: float) -> bool:
+        """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
+        as soon as those prepared pass it (the rest are not prepared)."""
+        levels, work, done = sum(self.tables.shape), 0.0, []
+        for a, b in self._preparing():
+            work += a.work + b.work + len(b.columns) * self.cells * levels
+            if work > budget:
+                return False
+            done.append((a, b))
+        self.prepared = done
+        return True
+
+    @property
+    def table_bytes(self) -> int:
+        """The most a half's merged G can weigh (for `MAX_TABLE_BYTES`), known before any work."""
+        return _HONOURS**2 * self.cells * 8
+
+    @property
+    def work(self) -> float:
+        """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
+        sums of the second."""
+        levels = sum(self.tables.shape)
+        return float(sum(a.work + b.work + len(b.columns) * self.cells * levels for a, b in self.prepared))
+
+    @functools.cache
+    def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
+        honour-count vectors (n1 * 35 + n2), the capped HCP cell and the ways; the pairs no
+        total can use left out."""
+        code1, count1, ways1 = self._honour_lists[k1]
+        code2, count2, ways2 = self._honour_lists[k2]
+        cell = self.tables.capmap[code1[:, None] + code2[None, :]]
+        live = cell < self.cells
+        counts = count1[:, None] * _HONOURS + count2[None, :]
+        return counts[live], cell[live], np.multiply.outer(ways1, ways2)[live]
+
+    def _prepare(self, half: Half, groups: np.ndarray) -> PreparedHalf:
+        """K of the half's meeting groups on its columns that are not all zero, equal columns
+        merged (their rows of G summed): two suits without length rules need only 165 of the
+        1,225 (honours per seat of both suits together)."""
+        k = half.k_matrices(groups)
+        used = np.flatnonzero((k != 0).any(axis=0))
+        columns = np.ascontiguousarray(k[:, used].T)
+        del k
+        first, inverse = _equal_rows(columns)
+        merge = np.full(_HONOURS**2, len(first), dtype=np.int64)  # unused pairs: a spare row
+        merge[used] = inverse
+        counts, cell, ways = self._honour_pairs(half.k1, half.k2)
+        g = np.bincount(merge[counts] * self.cells + cell, weights=ways, minlength=(len(first) + 1) * self.cells)
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g.reshape(len(first) + 1, self.cells)[:-1])
+
+    def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
+        """sum over the meeting groups of A_s . R(B_{13 - s}), in blocks of groups."""
+        total = 0
+        block = max(1, _BLOCK_CELLS // self.cells)
+        for i in range(0, len(a.columns), block):
+            r = self.tables.box_sums(b.tables(slice(i, i + block)))
+            total += exact_dot(a.tables(slice(i, i + block)), r)
+        return total
+
+    def total(self) -> int:
+        single_threaded_blas()
+        return sum(sign * self.term_total(*halves) for (sign, _), halves in zip(self.terms, self.prepared))
+
+
+@dataclass(frozen=True)
+class PreparedHalf:
+    """A half ready to give its tables A_s = K_s @ G: `columns[g]` the distinct columns of
+    K for meeting group g, `merged` their rows of G summed."""
+
+    columns: np.ndarray  # (groups, distinct) float64
+    merged: np.ndarray  # (distinct, cells) float64
+
+    @property
+    def work(self) -> float:
+        return float(self.columns.size * self.merged.shape[1])
+
+    def tables(self, groups: slice) -> np.ndarray:
+        """A_s `(groups, cells)` int64 (exact: see the module docstring)."""
+        return np.rint(self.columns[groups] @ self.merged).astype(np.int64)
+
+
+def column_count(compiled: CompiledScenario) -> int | None:
+    """The exact number of deals satisfying the scenario, or None when it is not covered
+    (`covers`) or past `MAX_WORK`."""
+    if not covers(compiled):
+        return None
+    counter = ColumnCount(compiled)
+    if counter.table_bytes > MAX_TABLE_BYTES or not counter.within(MAX_WORK):
+        return None
+    return counter.total()
