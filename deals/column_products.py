@@ -79,6 +79,13 @@ def _per_suit(rule: SeatRule) -> bool:
 
 
 @functools.cache
+def _partner_codes() -> np.ndarray:
+    """Partial row sums' code (s) -> the code of 13 - s, what the other half must hold."""
+    vectors = np.stack(np.unravel_index(np.arange(14**3), (14, 14, 14)), axis=1)
+    return length_code(CARDS_PER_SUIT - vectors)
+
+
+@functools.cache
 def _fit_in_deck() -> np.ndarray:
     """`[i, j]`: columns i and j of two suits leave every seat at most 13 cards."""
     lv = length_vectors()
@@ -150,11 +157,15 @@ class Half:
     starts: np.ndarray
 
     @staticmethod
-    def of(allowed: np.ndarray, k1: int, k2: int) -> Half:
+    def pairs(allowed: np.ndarray, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The admissible pairs of columns (unsorted) and their partial row sums' codes."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
         p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
         c1, c2 = i1[p], i2[q]
-        code = length_code(length_vectors()[c1] + length_vectors()[c2])
+        return c1, c2, length_code(length_vectors()[c1] + length_vectors()[c2])
+
+    @staticmethod
+    def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray) -> Half:
         order = np.argsort(code, kind="stable")
         codes, starts = np.unique(code[order], return_index=True)
         return Half(k1, k2, c1[order], c2[order], codes, starts)
@@ -178,25 +189,31 @@ class ColumnCount:
         self.cells = self.tables.cells
         self.terms = column_terms(compiled)
         self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
-        self.plans = [self._plan(allowed) for _, allowed in self.terms]
+
+    @functools.cached_property
+    def plans(self):
+        """Per term, its pairing of the suits into halves (see `_plan`)."""
+        return [self._plan(allowed) for _, allowed in self.terms]
 
     def _plan(self, allowed: np.ndarray):
         """The pairing of the suits into halves that looks cheapest (pairs of columns, and
         groups that meet: row sums s and 13 - s), each half with its meeting groups in order:
         ((half 1, groups 1), (half 2, groups 2))."""
-        halves = {(k1, k2): Half.of(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
+        pairs = {(k1, k2): Half.pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
+        present = {}
+        for key, (_, _, code) in pairs.items():
+            present[key] = np.zeros(14**3, dtype=bool)
+            present[key][code] = True
         best = None
         for first, second in _PAIRINGS:
-            h1, h2 = halves[first], halves[second]
-            vectors = np.stack(np.unravel_index(h1.codes, (14, 14, 14)), axis=1)
-            partner = length_code(CARDS_PER_SUIT - vectors)
-            pos = np.minimum(np.searchsorted(h2.codes, partner), max(len(h2.codes) - 1, 0))
-            hit = np.flatnonzero(h2.codes[pos] == partner) if len(h2.codes) else np.zeros(0, dtype=np.int64)
-            guess = (len(h1.c1) + len(h2.c1)) * _HONOURS**2 + len(hit) * self.cells * 2 * _HONOURS**2
+            meet = np.flatnonzero(present[first] & present[second][_partner_codes()])
+            guess = (len(pairs[first][0]) + len(pairs[second][0])) * _HONOURS**2 + len(meet) * self.cells * 2 * _HONOURS**2
             if best is None or guess < best[0]:
-                best = (guess, (h1, hit), (h2, pos[hit]))
+                best = (guess, first, second, meet)
         assert best is not None
-        return best[1:]
+        _, first, second, meet = best
+        h1, h2 = Half.of(*first, *pairs[first]), Half.of(*second, *pairs[second])
+        return (h1, np.searchsorted(h1.codes, meet)), (h2, np.searchsorted(h2.codes, _partner_codes()[meet]))
 
     @functools.cached_property
     def prepared(self) -> list[tuple[PreparedHalf, PreparedHalf]]:
