@@ -1,4 +1,5 @@
-"""Exact counts of whole deals whose length rules are conditions on the suits one at a time.
+"""Exact counts of whole deals whose length rules are conditions on the suits one at a time
+(and shapes).
 
 `deals.length_matrices` sums over every admissible 4 x 4 length matrix L (seat, suit). When
 L's admissibility is a product of conditions on its columns (a suit's lengths at the four
@@ -20,25 +21,36 @@ them for the sample's Cue-bid scenarios).
 A_s itself is not built half by half: T(c) = sum over honour-count vectors n (35) of
 spots(c, n) * H_n, H_n the HCP table of the owners of A K Q J with counts n, so
 
-    A_s = sum over (n1, n2) of  K_s[n1, n2] * (H1_n1 * H2_n2),
+    A_s = sum over (n1, n2) of  K_s[n1, n2] * G[n1, n2],   G[n1, n2] = H1_n1 * H2_n2
     K_s[n1, n2] = sum over admissible c1 + c2 = s of spots(c1, n1) * spots(c2, n2)
 
-K is one small matrix product per group (35 x pairs of columns x 35), Y_s = K_s @ H2 (BLAS),
-and the convolution with H1 one `np.bincount` per n1 over the at most 256 owners of suit 1.
-The pairing of the suits into halves is the one with the fewest pairs of columns.
+G (1,225 x cells) comes from the owners of the two suits' honours (at most 256 x 256
+pairs, one `np.bincount`); K is one small matrix product per group (35 x pairs of columns
+x 35); A = K @ G in BLAS. Columns of K that are zero in every group are dropped and equal
+columns merged (their rows of G summed): two suits without length rules keep 165. The
+pairing of the suits into halves is the one that looks cheapest (pairs of columns, and
+groups that meet).
 
 Conditions that are disjunctions over suits become products by inclusion-exclusion: a
 wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate suit has
 4 or fewer", a fit in one of several suits likewise ("every such suit short" is per suit);
-2**d signed terms for d such disjunctions. Not covered (`covers` says so, and the caller
-uses the length matrices): shapes, a wildcard with an HCP part, and anything past `MAX_WORK`.
+2**d signed terms for d such disjunctions (one suit only: a column condition, no term).
+A shape class is a condition on a row, not on the columns: a half's groups are then told
+apart also by the shaped seat's length in the half's first suit, so that a pair of groups
+(one per half) knows that seat's four lengths, and a group meets the other half's groups
+whose row sums complete its own and whose row passes the shape (R rows meeting one A row
+are summed before the dot). Not covered (`covers` says so, and the caller uses the length
+matrices): a wildcard with an HCP part; past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`:
+four seats with HCP rules), None.
 
 Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
-products) are below 2**36; H's entries are owner counts (<= 24). Every entry of K, Y, A, B
-and R(B) is a sum of non-negative integer products counting ways to deal some 26 cards,
-at most 26!/(6!7!6!7!) < 2**45, so every partial sum of the float64 products, BLAS
-included, is an integer below 2**53 and exact. The final dots run on 21-bit limbs
-(`deals.exact.exact_dot`); results are Python ints, and signed terms are added as such.
+products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
+owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
+integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2**45, so
+every partial sum of the float64 products, BLAS included, is an integer below 2**53 and
+exact. The R rows meeting one A row are summed in int64 (a block's running sums stay below
+2**21 * 2**45), the dots run on 21-bit limbs (`deals.exact.exact_dot`); results are Python
+ints, and signed terms are added as such.
 """
 
 from __future__ import annotations
@@ -54,7 +66,7 @@ from dsl.deck import CARDS_PER_SUIT
 from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, spot_ways
-from .rules import CompiledScenario, SeatRule
+from .rules import CompiledScenario, SeatRule, shape_mask
 from .tables import length_code, length_vectors
 
 #: Give up (None, the caller uses the length matrices) past this many multiply-adds.
@@ -68,21 +80,27 @@ _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
 def covers(compiled: CompiledScenario) -> bool:
-    """Are the scenario's length rules per-suit ranges, length-only wildcards and fits (what
-    `column_count` counts)? A rule of any other kind (a shape, or one added later) is not."""
+    """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes
+    (what `column_count` counts)? A wildcard with HCP, or a kind of rule added later, is not."""
     return all(_per_suit(r) for r in compiled.seat_rules)
 
 
 def _per_suit(rule: SeatRule) -> bool:
-    kept = SeatRule(rule.len_lo, rule.len_hi, rule.hcp_lo, rule.hcp_hi, rule.shcp_lo, rule.shcp_hi, rule.wildcard)
+    kept = SeatRule(rule.len_lo, rule.len_hi, rule.hcp_lo, rule.hcp_hi, rule.shcp_lo, rule.shcp_hi, rule.wildcard, rule.shape)
     return rule == kept and not rule.hcp_wildcard
+
+
+@functools.cache
+def _code_vectors() -> np.ndarray:
+    """Partial row sums' code -> the four sums (two suits: the last seat holds 26 - the others)."""
+    vectors = np.stack(np.unravel_index(np.arange(14**3), (14, 14, 14)), axis=1)
+    return np.concatenate([vectors, 2 * CARDS_PER_SUIT - vectors.sum(axis=1, keepdims=True)], axis=1)
 
 
 @functools.cache
 def _partner_codes() -> np.ndarray:
     """Partial row sums' code (s) -> the code of 13 - s, what the other half must hold."""
-    vectors = np.stack(np.unravel_index(np.arange(14**3), (14, 14, 14)), axis=1)
-    return length_code(CARDS_PER_SUIT - vectors)
+    return length_code(CARDS_PER_SUIT - _code_vectors())
 
 
 @functools.cache
@@ -146,8 +164,8 @@ def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @dataclass(frozen=True)
 class Half:
     """The admissible pairs of columns of suits k1 and k2 (indices into `length_vectors()`),
-    sorted by their partial row sums: `codes[g]` (a `length_code`) and `starts[g]` (the first
-    pair) per group g."""
+    sorted by group: `codes[g]` (the key of `pairs`: the partial row sums' `length_code`,
+    and the shaped seats' lengths) and `starts[g]` (the first pair) per group g."""
 
     k1: int
     k2: int
@@ -157,12 +175,17 @@ class Half:
     starts: np.ndarray
 
     @staticmethod
-    def pairs(allowed: np.ndarray, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The admissible pairs of columns (unsorted) and their partial row sums' codes."""
+    def pairs(allowed: np.ndarray, k1: int, k2: int, shaped: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The admissible pairs of columns (unsorted) and their group keys: the partial row
+        sums' code, then in base 14 the first suit's length at each seat with a shape (its
+        row is known only with both halves: groups of a half are told apart by it)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
         p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
         c1, c2 = i1[p], i2[q]
-        return c1, c2, length_code(length_vectors()[c1] + length_vectors()[c2])
+        key = length_code(length_vectors()[c1] + length_vectors()[c2])
+        for seat in shaped:
+            key = key * 14 + length_vectors()[c1, seat]
+        return c1, c2, key
 
     @staticmethod
     def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray) -> Half:
@@ -189,6 +212,10 @@ class ColumnCount:
         self.cells = self.tables.cells
         self.terms = column_terms(compiled)
         self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
+        #: Seats with a shape class: checked per pair of groups (both halves know the row).
+        self.shaped = tuple(s for s, r in enumerate(compiled.seat_rules) if r.shape is not None)
+        self._shapes = [compiled.seat_rules[s].shape for s in self.shaped]
+        self._pairs_kept: dict = {}
 
     @functools.cached_property
     def plans(self):
@@ -199,11 +226,12 @@ class ColumnCount:
         """The pairing of the suits into halves that looks cheapest (pairs of columns, and
         groups that meet: row sums s and 13 - s), each half with its meeting groups in order:
         ((half 1, groups 1), (half 2, groups 2))."""
-        pairs = {(k1, k2): Half.pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
+        pairs = {(k1, k2): self._pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
+        base = 14 ** len(self.shaped)
         present = {}
         for key, (_, _, code) in pairs.items():
             present[key] = np.zeros(14**3, dtype=bool)
-            present[key][code] = True
+            present[key][code // base] = True
         best = None
         for first, second in _PAIRINGS:
             meet = np.flatnonzero(present[first] & present[second][_partner_codes()])
@@ -211,9 +239,36 @@ class ColumnCount:
             if best is None or guess < best[0]:
                 best = (guess, first, second, meet)
         assert best is not None
-        _, first, second, meet = best
+        _, first, second, _ = best
         h1, h2 = Half.of(*first, *pairs[first]), Half.of(*second, *pairs[second])
-        return (h1, np.searchsorted(h1.codes, meet)), (h2, np.searchsorted(h2.codes, _partner_codes()[meet]))
+        return h1, h2, *self._meetings(h1, h2)
+
+    def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
+        """`Half.pairs`, shared by the terms whose two suits admit the same columns."""
+        key = (k1, k2, allowed[k1].tobytes(), allowed[k2].tobytes())
+        if key not in self._pairs_kept:
+            self._pairs_kept[key] = Half.pairs(allowed, k1, k2, self.shaped)
+        return self._pairs_kept[key]
+
+    def _meetings(self, h1: Half, h2: Half) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of groups (g1, g2) that make length matrices: row sums 13 - s on the
+        second half, and the rows of the seats with a shape passing it. Sorted by g1."""
+        base = 14 ** len(self.shaped)
+        codes1, codes2 = h1.codes // base, h2.codes // base
+        want = _partner_codes()[codes1]
+        lo, hi = np.searchsorted(codes2, want, "left"), np.searchsorted(codes2, want, "right")
+        g1 = np.repeat(np.arange(len(codes1)), hi - lo)
+        g2 = np.arange(len(g1)) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo) + np.repeat(lo, hi - lo)
+        if self.shaped:
+            sums1 = _code_vectors()[codes1[g1]]
+            ok = np.ones(len(g1), dtype=bool)
+            for i, (seat, shape) in enumerate(zip(self.shaped, self._shapes)):
+                digit = 14 ** (len(self.shaped) - 1 - i)
+                first, third = h1.codes[g1] // digit % 14, h2.codes[g2] // digit % 14
+                row = np.stack([first, sums1[:, seat] - first, third, CARDS_PER_SUIT - sums1[:, seat] - third], axis=1)
+                ok &= shape_mask(row, shape)  # a shape class does not depend on the order of the suits
+            g1, g2 = g1[ok], g2[ok]
+        return g1, g2
 
     @functools.cached_property
     def prepared(self) -> list[tuple[PreparedHalf, PreparedHalf]]:
@@ -221,18 +276,18 @@ class ColumnCount:
         return list(self._preparing())
 
     def _preparing(self):
-        for plan in self.plans:
-            yield tuple(self._prepare(half, groups) for half, groups in plan)
+        for h1, h2, g1, g2 in self.plans:
+            yield self._prepare(h1, g1), self._prepare(h2, g2), len(g1)
 
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
         as soon as those prepared pass it (the rest are not prepared)."""
         levels, work, done = sum(self.tables.shape), 0.0, []
-        for a, b in self._preparing():
-            work += a.work + b.work + len(b.columns) * self.cells * levels
+        for a, b, meetings in self._preparing():
+            work += a.work + b.work + len(b.columns) * self.cells * levels + meetings * self.cells
             if work > budget:
                 return False
-            done.append((a, b))
+            done.append((a, b, meetings))
         self.prepared = done
         return True
 
@@ -246,7 +301,7 @@ class ColumnCount:
         """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
         sums of the second."""
         levels = sum(self.tables.shape)
-        return float(sum(a.work + b.work + len(b.columns) * self.cells * levels for a, b in self.prepared))
+        return float(sum(a.work + b.work + (len(b.columns) * levels + m) * self.cells for a, b, m in self.prepared))
 
     @functools.cache
     def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -260,10 +315,11 @@ class ColumnCount:
         counts = count1[:, None] * _HONOURS + count2[None, :]
         return counts[live], cell[live], np.multiply.outer(ways1, ways2)[live]
 
-    def _prepare(self, half: Half, groups: np.ndarray) -> PreparedHalf:
-        """K of the half's meeting groups on its columns that are not all zero, equal columns
+    def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
+        """K of the half's meeting groups (`meeting`, with repeats) on its columns that are not all zero, equal columns
         merged (their rows of G summed): two suits without length rules need only 165 of the
         1,225 (honours per seat of both suits together)."""
+        groups, rows = np.unique(meeting, return_inverse=True)
         k = half.k_matrices(groups)
         used = np.flatnonzero((k != 0).any(axis=0))
         columns = np.ascontiguousarray(k[:, used].T)
@@ -273,35 +329,44 @@ class ColumnCount:
         merge[used] = inverse
         counts, cell, ways = self._honour_pairs(half.k1, half.k2)
         g = np.bincount(merge[counts] * self.cells + cell, weights=ways, minlength=(len(first) + 1) * self.cells)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g.reshape(len(first) + 1, self.cells)[:-1])
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g.reshape(len(first) + 1, self.cells)[:-1], rows.ravel())
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
-        """sum over the meeting groups of A_s . R(B_{13 - s}), in blocks of groups."""
+        """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
         total = 0
         block = max(1, _BLOCK_CELLS // self.cells)
-        for i in range(0, len(a.columns), block):
-            r = self.tables.box_sums(b.tables(slice(i, i + block)))
-            total += exact_dot(a.tables(slice(i, i + block)), r)
+        for i in range(0, len(a.rows), block):
+            ua, ia = np.unique(a.rows[i : i + block], return_inverse=True)
+            ub, ib = np.unique(b.rows[i : i + block], return_inverse=True)
+            r = self.tables.box_sums(b.tables(ub))[ib.ravel()]
+            # the R rows meeting one A row summed first (pairs are sorted by g1), in int64:
+            # each is below 2**45, so running sums over a block (< 2**21 rows) stay below 2**63
+            ends = np.append(np.flatnonzero(np.diff(ia.ravel())), len(r) - 1)
+            running = np.cumsum(r, axis=0)
+            meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, self.cells), dtype=np.int64))
+            total += exact_dot(a.tables(ua), meeting)
         return total
 
     def total(self) -> int:
         single_threaded_blas()
-        return sum(sign * self.term_total(*halves) for (sign, _), halves in zip(self.terms, self.prepared))
+        return sum(sign * self.term_total(a, b) for (sign, _), (a, b, _) in zip(self.terms, self.prepared))
 
 
 @dataclass(frozen=True)
 class PreparedHalf:
     """A half ready to give its tables A_s = K_s @ G: `columns[g]` the distinct columns of
-    K for meeting group g, `merged` their rows of G summed."""
+    K for its meeting group g, `merged` their rows of G summed, `rows[p]` the group of
+    meeting pair p."""
 
     columns: np.ndarray  # (groups, distinct) float64
     merged: np.ndarray  # (distinct, cells) float64
+    rows: np.ndarray  # (pairs,) int64
 
     @property
     def work(self) -> float:
         return float(self.columns.size * self.merged.shape[1])
 
-    def tables(self, groups: slice) -> np.ndarray:
+    def tables(self, groups: np.ndarray) -> np.ndarray:
         """A_s `(groups, cells)` int64 (exact: see the module docstring)."""
         return np.rint(self.columns[groups] @ self.merged).astype(np.int64)
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import dsl
 from deals import column_products as cp
 from deals import length_matrices as lm
+from deals.predicate import shape_class
 from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.tables import ALL_DEALS
@@ -51,18 +52,35 @@ def test_matches_the_suit_by_suit_reference(text):
 
 
 def test_what_is_not_covered_is_left_to_the_length_matrices():
-    assert not cp.covers(compiled(REFERENCE_CASES[1]))  # a shape, a wildcard with HCP
+    assert not cp.covers(compiled(REFERENCE_CASES[1]))  # a wildcard with HCP
     assert count(REFERENCE_CASES[1]) is None
-    assert cp.covers(compiled(CUE_BID)) and cp.covers(compiled(TAKE_OUT))
+    assert cp.covers(compiled(CUE_BID)) and cp.covers(compiled(TAKE_OUT)) and cp.covers(compiled(BALANCED))
 
+
+#: `REFERENCE_CASES[1]` without its wildcard's HCP part: a shape on the seat without HCP rules.
+SHAPED_REFERENCE = REFERENCE_CASES[1].replace(" xhcp:3+", "")
+
+
+def test_a_shape_matches_the_suit_by_suit_reference():
+    sc = dsl.parse_scenarios(SHAPED_REFERENCE)[0]
+    exact = count(SHAPED_REFERENCE)
+    assert exact is not None and exact > 0
+    assert exact % PRIME == reference_count_mod(sc, reference_matrices(sc))
+
+
+#: A 1NT opening, an overcall and a response: a shape beside two wildcards.
+BALANCED = "opener hcp:15-17 shape:balanced; opp1 hcp:8+ x:5+; responder hcp:8+ x:4+"
 
 WITHIN_THE_OLD_BUDGET = [
     TAKE_OUT,  # a wildcard length: two terms
     TAKE_OUT + " fit:8+",  # and a fit in any suit: four terms
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14; opp1 x:4 hcp:8-12; responder hcp:0-5 shape:balanced; opp2 S:2-4",
 ]
 #: ... and those that take the length matrices several seconds.
 SLOW_WITHIN_THE_OLD_BUDGET = [
     TAKE_OUT_OVERCALLED,  # two wildcards
+    BALANCED,
+    "opener hcp:12-21 shape:two_suiter; opp1 hcp:8+ shape:balanced; responder hcp:6+ H:3-5 S:2-4 D:2-4",
     "opener hcp:12-21 S:5-6 H:2-4; opp1 hcp:8+ H:4-5 S:0-2; responder hcp:10+ C:5+ D:0-2",
     "opener hcp:11-15 H:5-6 S:2-3; responder hcp:6+ fit:H8+ S:2-3; opp1 hcp:8+ S:4+",  # a fit in a named suit
 ]
@@ -71,9 +89,10 @@ SLOW_WITHIN_THE_OLD_BUDGET = [
 @pytest.mark.parametrize(
     "text", WITHIN_THE_OLD_BUDGET + [pytest.param(text, marks=pytest.mark.slow) for text in SLOW_WITHIN_THE_OLD_BUDGET]
 )
-def test_equals_the_length_matrices(text):
+def test_equals_the_length_matrices(text, monkeypatch):
     exact = lm.matrix_count(compiled(text))
     assert exact is not None and exact > 0
+    monkeypatch.setattr(cp, "MAX_WORK", 1e12)  # two shapes pass the budget: counted all the same
     assert count(text) == exact
 
 
@@ -160,7 +179,7 @@ def three_hcp_seats(draw):
             lo = max(points[s] - draw(st.integers(0, 5)), 0)
             tokens.append(draw(st.sampled_from([f"hcp:{lo}+", f"hcp:{lo}-{points[s] + draw(st.integers(0, 5))}"])))
         rules.append(" ".join(tokens))
-    extra = draw(st.sampled_from(["", "wildcard", "fit"]))
+    extra = draw(st.sampled_from(["", "wildcard", "fit", "shape"]))
     if extra == "wildcard":
         named = {tok[0] for tok in rules[3].split()}
         free = [k for k in range(4) if "SHDC"[k] not in named]
@@ -168,6 +187,9 @@ def three_hcp_seats(draw):
             rules[3] += f" x:{max(lengths[3][k] for k in free)}+"
     elif extra == "fit":
         rules[2] += f" fit:{max(lengths[0][k] + lengths[2][k] for k in range(4))}+"
+    elif extra == "shape":
+        seat = draw(st.integers(0, 3))
+        rules[seat] += f" shape:{shape_class(tuple(lengths[seat])).value}"
     return "; ".join(f"{role} {rule}" for role, rule in zip(("opener", "opp1", "responder", "opp2"), rules) if rule)
 
 
