@@ -44,9 +44,9 @@ Cost is about (matrices counted) x (cells of a half), plus the distinct halves' 
 convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. Scenarios past
 `MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
 37 million matrices) get None, and the sampler estimates their probability instead.
-`deals.column_products` counts the scenarios whose length rules are per suit without
-listing matrices (with this module's tables, capping and box sums); what is left here is
-shapes, wildcards with HCP, and what passes its budget.
+`deals.column_products` counts the scenarios whose length rules are per suit or shapes
+without listing matrices (with this module's tables, capping and box sums); what is left
+here is wildcards with HCP, and what passes its budget.
 """
 
 from __future__ import annotations

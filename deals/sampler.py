@@ -27,10 +27,11 @@ are exactly uniform.
   rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
   rules (the overcall examples), by `deals.honour_placements` when the rules are HCP
   totals only (any number of seats, no length rule: in hundredths of a second), by
-  `deals.column_products` when the length rules are per suit (ranges, wildcard lengths,
-  fits: the take-out doubles and the sample's Cue-bid and Contro sputnik scenarios, three
-  seats with HCP rules, in about a second), else by `deals.length_matrices`, which counts
-  any scenario through its 4x4 length matrices (shapes, wildcards with HCP); all are
+  `deals.column_products` when the length rules are per suit or shapes (ranges, wildcard
+  lengths, fits, shape classes: the take-out doubles and the sample's Cue-bid and Contro
+  sputnik scenarios, three seats with HCP rules, in about a second), else by
+  `deals.length_matrices`, which counts any scenario through its 4x4 length matrices
+  (wildcards with HCP); all are
   cached on disk by `deals.cache`. Only a scenario past both budgets (say, four seats
   with HCP rules and length rules) is *estimated*: P(S') (exact)
   times the acceptance rate, with a 95% Wilson interval, on at least `MIN_ESTIMATE_DRAWS`
