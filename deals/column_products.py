@@ -134,9 +134,12 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
             for k in fit.suits:
                 short[k] = columns[:, a] + columns[:, b] < fit.min
             disjunctions.append(short)
-    # A disjunction over one suit is a condition on that suit's column: no term of its own.
-    for short in [d for d in disjunctions if (~d).any(axis=1).sum() == 1]:
+    # A disjunction over one suit is a condition on that suit's column: no term of its own;
+    # over no suit (none can pass), it empties the scenario.
+    for short in [d for d in disjunctions if (~d).any(axis=1).sum() <= 1]:
         base &= ~short | short.all(axis=1, keepdims=True)
+        if short.all():
+            base[:] = False
     disjunctions = [d for d in disjunctions if (~d).any(axis=1).sum() > 1]
     terms = []
     for size in range(len(disjunctions) + 1):
@@ -149,9 +152,9 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
 
 
 def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Groups of equal rows of `x`: (a first row of each group, each row's group). Rows are told apart by a random projection
-    (fast; equal rows project equally), then checked: a false merge falls back to an exact
-    `np.unique` (a missed merge only costs time)."""
+    """Groups of equal rows of `x`: (a first row of each group, each row's group). Rows are
+    told apart by a random projection (fast), then checked: a false merge falls back to an
+    exact `np.unique`; a missed merge (equal rows projected apart) only costs time."""
     projection = x @ np.random.default_rng(0).random(x.shape[1])
     _, first, inverse = np.unique(projection, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
@@ -224,8 +227,7 @@ class ColumnCount:
 
     def _plan(self, allowed: np.ndarray):
         """The pairing of the suits into halves that looks cheapest (pairs of columns, and
-        groups that meet: row sums s and 13 - s), each half with its meeting groups in order:
-        ((half 1, groups 1), (half 2, groups 2))."""
+        groups that meet: row sums s and 13 - s): (half 1, half 2, and `_meetings`)."""
         pairs = {(k1, k2): self._pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
         base = 14 ** len(self.shaped)
         present = {}

@@ -19,7 +19,15 @@ from deals.predicate import shape_class
 from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.tables import ALL_DEALS
-from test_deals_length_matrices import PRIME, REFERENCE_CASES, TAKE_OUT, TAKE_OUT_OVERCALLED, reference_count_mod, reference_matrices
+from test_deals_length_matrices import (
+    PRIME,
+    REFERENCE_CASES,
+    TAKE_OUT,
+    TAKE_OUT_OVERCALLED,
+    agrees_with_plain_dealing,
+    reference_count_mod,
+    reference_matrices,
+)
 
 #: The sample wiki's Cue-bid and Contro sputnik scenarios: past the length matrices' budget.
 SAMPLE = [
@@ -118,22 +126,12 @@ def test_splitting_a_seats_hcp_range_adds_up():
 
 
 def test_cue_bid_agrees_with_plain_dealing():
-    """Independent numpy dealing (400,000 deals): the exact probability within 4.5 sd."""
-    exact = CUE_BID_COUNT / ALL_DEALS
-    gen = np.random.default_rng(20261201)
-    hits = n = 0
-    hcp_of_rank = np.array([4, 3, 2, 1] + [0] * 9)
-    for _ in range(4):
-        owner = gen.permuted(np.tile(np.repeat(np.arange(4, dtype=np.int8), 13), (100_000, 1)), axis=1)
-        held = owner.reshape(-1, 1, 4, 13) == np.arange(4).reshape(1, 4, 1, 1)
-        length, points = held.sum(axis=3), (held * hcp_of_rank).sum(axis=(2, 3))
+    def accept(length, points):
         ok = (points[:, 0] >= 12) & (points[:, 0] <= 21) & (length[:, 0, 1] >= 5)  # opener (N)
         ok &= (points[:, 1] >= 8) & (points[:, 1] <= 16) & (length[:, 1, 3] >= 5)  # opp1 (E)
-        ok &= (points[:, 2] >= 10) & (length[:, 2, 1] >= 3)  # responder (S)
-        hits += int(ok.sum())
-        n += len(owner)
-    sd = (exact * (1 - exact) / n) ** 0.5
-    assert abs(hits / n - exact) < 4.5 * sd, (hits / n, exact)
+        return ok & (points[:, 2] >= 10) & (length[:, 2, 1] >= 3)  # responder (S)
+
+    agrees_with_plain_dealing(CUE_BID_COUNT / ALL_DEALS, accept)
 
 
 def test_the_sampler_publishes_the_sample_exactly(monkeypatch):
@@ -141,6 +139,25 @@ def test_the_sampler_publishes_the_sample_exactly(monkeypatch):
     sampler = ScenarioSampler(dsl.parse_scenarios(CUE_BID)[0])
     assert sampler.probability is not None and sampler.probability.exact
     assert sampler.probability.fraction == Fraction(CUE_BID_COUNT, ALL_DEALS)
+
+
+def test_an_old_cache_saying_past_the_budget_is_not_reused(tmp_path, monkeypatch):
+    """The disk cache of the length matrices alone remembered the Cue-bid as -1 ("past the
+    budget"); that entry is not read any more, and the new count is remembered."""
+    from deals import cache
+    from deals.sampler import exact_cross_count
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
+    cue_bid = compiled(CUE_BID)
+    cache.put_int("cross", cue_bid, -1)
+    assert exact_cross_count(cue_bid) == CUE_BID_COUNT
+
+    def not_again(compiled):
+        raise AssertionError("counted again: the count was not remembered")
+
+    monkeypatch.setattr(cp, "column_count", not_again)
+    assert exact_cross_count(cue_bid) == CUE_BID_COUNT
 
 
 def test_past_the_budget_is_none_not_a_guess(monkeypatch):
