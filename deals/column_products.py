@@ -74,7 +74,7 @@ MAX_WORK = 6e9
 #: ... or when G, merged, could pass this many bytes (1,225 x cells: four seats with HCP rules).
 MAX_TABLE_BYTES = 64 * 2**20
 #: A half's rows (groups of partial row sums) computed together: bounds the temporaries.
-_BLOCK_CELLS = 2**21
+_BLOCK_CELLS = 2**20
 _HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
@@ -184,11 +184,11 @@ class Half:
         row is known only with both halves: groups of a half are told apart by it)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
         p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
-        c1, c2 = i1[p], i2[q]
+        c1, c2 = i1[p].astype(np.int32), i2[q].astype(np.int32)  # kept for every term: small
         key = length_code(length_vectors()[c1] + length_vectors()[c2])
         for seat in shaped:
             key = key * 14 + length_vectors()[c1, seat]
-        return c1, c2, key
+        return c1, c2, key.astype(np.int64)
 
     @staticmethod
     def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray) -> Half:
@@ -223,7 +223,9 @@ class ColumnCount:
     @functools.cached_property
     def plans(self):
         """Per term, its pairing of the suits into halves (see `_plan`)."""
-        return [self._plan(allowed) for _, allowed in self.terms]
+        plans = [self._plan(allowed) for _, allowed in self.terms]
+        self._pairs_kept.clear()  # the six halves of every term: most of the memory
+        return plans
 
     def _plan(self, allowed: np.ndarray):
         """The pairing of the suits into halves that looks cheapest (pairs of columns, and
@@ -291,6 +293,7 @@ class ColumnCount:
                 return False
             done.append((a, b, meetings))
         self.prepared = done
+        del self.plans  # the halves' pairs of columns are no longer needed
         return True
 
     @property
@@ -318,9 +321,9 @@ class ColumnCount:
         return counts[live], cell[live], np.multiply.outer(ways1, ways2)[live]
 
     def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
-        """K of the half's meeting groups (`meeting`, with repeats) on its columns that are not all zero, equal columns
-        merged (their rows of G summed): two suits without length rules need only 165 of the
-        1,225 (honours per seat of both suits together)."""
+        """K of the half's meeting groups (`meeting`, with repeats) on its columns that are
+        not all zero, equal columns merged (their rows of G summed): two suits without length
+        rules need only 165 of the 1,225 (honours per seat of both suits together)."""
         groups, rows = np.unique(meeting, return_inverse=True)
         k = half.k_matrices(groups)
         used = np.flatnonzero((k != 0).any(axis=0))
@@ -330,8 +333,11 @@ class ColumnCount:
         merge = np.full(_HONOURS**2, len(first), dtype=np.int64)  # unused pairs: a spare row
         merge[used] = inverse
         counts, cell, ways = self._honour_pairs(half.k1, half.k2)
-        g = np.bincount(merge[counts] * self.cells + cell, weights=ways, minlength=(len(first) + 1) * self.cells)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g.reshape(len(first) + 1, self.cells)[:-1], rows.ravel())
+        merged = merge[counts]
+        order = np.argsort(merged, kind="stable")
+        starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
+        g = (merged[order], cell[order], ways[order], starts)
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel())
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
@@ -357,20 +363,32 @@ class ColumnCount:
 @dataclass(frozen=True)
 class PreparedHalf:
     """A half ready to give its tables A_s = K_s @ G: `columns[g]` the distinct columns of
-    K for its meeting group g, `merged` their rows of G summed, `rows[p]` the group of
-    meeting pair p."""
+    K for its meeting group g; G merged (rows summed per distinct column), sparse and sorted
+    by its row: (row, cell, ways, first entry of each row); `rows[p]` the group of meeting
+    pair p."""
 
     columns: np.ndarray  # (groups, distinct) float64
-    merged: np.ndarray  # (distinct, cells) float64
+    merged: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    cells: int
     rows: np.ndarray  # (pairs,) int64
 
     @property
     def work(self) -> float:
-        return float(self.columns.size * self.merged.shape[1])
+        return float(self.columns.size * self.cells)
 
     def tables(self, groups: np.ndarray) -> np.ndarray:
-        """A_s `(groups, cells)` int64 (exact: see the module docstring)."""
-        return np.rint(self.columns[groups] @ self.merged).astype(np.int64)
+        """A_s `(groups, cells)` int64 (exact: see the module docstring). G's rows are made
+        dense a block at a time, so that no table of 1,225 x cells is held."""
+        row, cell, ways, starts = self.merged
+        out = np.zeros((len(groups), self.cells), dtype=np.float64)
+        columns = self.columns[groups]
+        step = max(1, _BLOCK_CELLS // (4 * self.cells))
+        for d in range(0, columns.shape[1], step):
+            e = min(d + step, columns.shape[1])
+            entries = slice(starts[d], starts[e])
+            dense = np.bincount((row[entries] - d) * self.cells + cell[entries], weights=ways[entries], minlength=(e - d) * self.cells)
+            out += columns[:, d:e] @ dense.reshape(e - d, self.cells)
+        return np.rint(out).astype(np.int64)
 
 
 def column_count(compiled: CompiledScenario) -> int | None:
