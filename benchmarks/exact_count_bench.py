@@ -3,8 +3,9 @@ that tie both partnerships together, and scenarios beyond them. Prints, per scen
 method that counted it (`honour placements`, `crossing`, `column products`, `length
 matrices`, or `estimate` past the budgets), its figures (terms and work against the budget
 for the column products; admissible length matrices and planned work for the length
-matrices), the seconds, and the probability. Not part of the test suite; no speed target of its own (the counts feed the
-`deals` command and the mirror build, whose benchmarks have targets).
+matrices), the seconds, and the probability; at the end, how many are estimated. Not part
+of the test suite; no speed target of its own (the counts feed the `deals` command and the
+mirror build, whose benchmarks have targets).
 
 Run: .venv/bin/python benchmarks/exact_count_bench.py [DSL ...]
 """

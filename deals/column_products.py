@@ -393,7 +393,7 @@ class PreparedHalf:
 
 def column_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when it is not covered
-    (`covers`) or past `MAX_WORK`."""
+    (`covers`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
     if not covers(compiled):
         return None
     counter = ColumnCount(compiled)
