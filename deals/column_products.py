@@ -219,6 +219,7 @@ class ColumnCount:
         self.shaped = tuple(s for s, r in enumerate(compiled.seat_rules) if r.shape is not None)
         self._shapes = [compiled.seat_rules[s].shape for s in self.shaped]
         self._pairs_kept: dict = {}
+        self._honour_pairs_kept: dict = {}
 
     @functools.cached_property
     def plans(self):
@@ -308,11 +309,16 @@ class ColumnCount:
         levels = sum(self.tables.shape)
         return float(sum(a.work + b.work + (len(b.columns) * levels + m) * self.cells for a, b, m in self.prepared))
 
-    @functools.cache
     def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
         honour-count vectors (n1 * 35 + n2), the capped HCP cell and the ways; the pairs no
-        total can use left out."""
+        total can use left out. Kept per pair of suits (the terms share them)."""
+        kept = self._honour_pairs_kept.get((k1, k2))
+        if kept is None:
+            kept = self._honour_pairs_kept[(k1, k2)] = self._compute_honour_pairs(k1, k2)
+        return kept
+
+    def _compute_honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         code1, count1, ways1 = self._honour_lists[k1]
         code2, count2, ways2 = self._honour_lists[k2]
         cell = self.tables.capmap[code1[:, None] + code2[None, :]]
