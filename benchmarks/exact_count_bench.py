@@ -1,10 +1,11 @@
 """How long exact probabilities take, with an empty disk cache: the reference's examples
 that tie both partnerships together, and scenarios beyond them. Prints, per scenario, the
-method that counted it (`honour placements`, `crossing`, `length matrices`, or `estimate`
-past the budget), the
-admissible length matrices and the planned work against the budget, the seconds, and the
-probability. Not part of the test suite; no speed target of its own (the counts feed the
-`deals` command and the mirror build, whose benchmarks have targets).
+method that counted it (`honour placements`, `crossing`, `column products`, `length
+matrices`, or `estimate` past the budgets), its figures (terms and work against the budget
+for the column products; admissible length matrices and planned work for the length
+matrices), the seconds, and the probability; at the end, how many are estimated. Not part
+of the test suite; no speed target of its own (the counts feed the `deals` command and the
+mirror build, whose benchmarks have targets).
 
 Run: .venv/bin/python benchmarks/exact_count_bench.py [DSL ...]
 """
@@ -18,6 +19,7 @@ import time
 os.environ["BSM_DEALS_CACHE"] = "0"  # measure the counting, not the disk cache
 
 import dsl  # noqa: E402
+from deals import column_products as cp  # noqa: E402
 from deals import length_matrices as lm  # noqa: E402
 from deals.crossing import cross_count  # noqa: E402
 from deals.honour_placements import scenario_count  # noqa: E402
@@ -41,36 +43,50 @@ SCENARIOS = [
     "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+",
     "opener C:3+ hcp:12-21; opp1 H:5+ hcp:8-16; responder S:4 hcp:7+",
     "opener D:4+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:4+ hcp:7+",
+    # four seats with HCP rules and length rules (past both budgets)
+    "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+; opp2 hcp:0-7",
 ]
 
 
 def main() -> None:
     texts = sys.argv[1:] or SCENARIOS
-    print(f"budget: {lm.MAX_MATRICES:,} matrices, {lm.MAX_WORK:.1e} multiply-adds")
+    print(f"budget: column products {cp.MAX_WORK:.1e} multiply-adds and {cp.MAX_TABLE_BYTES // 2**20} MB a table;")
+    print(f"        length matrices {lm.MAX_MATRICES:,} matrices, {lm.MAX_WORK:.1e} multiply-adds")
+    estimated = 0
     for text in texts:
         compiled = compile_scenario(dsl.parse_scenarios(text)[0])
         started = time.perf_counter()
-        count, method, matrices, work = scenario_count(compiled), "honour placements", None, None
+        count, method, figures = scenario_count(compiled), "honour placements", []
         if count is None:
             count, method = cross_count(compiled), "crossing"
+        if count is None and cp.covers(compiled):
+            method = "column products"
+            columns = cp.ColumnCount(compiled)
+            if columns.table_bytes > cp.MAX_TABLE_BYTES:
+                figures.append(f"tables of {columns.table_bytes / 2**20:.0f} MB, past the budget")
+            elif not columns.within(cp.MAX_WORK):
+                figures.append(f"{len(columns.terms)} terms, past the work budget")
+            else:
+                figures.append(f"{len(columns.terms)} terms, work {columns.work:.2e} ({columns.work / cp.MAX_WORK:.2f} of the budget)")
+                count = columns.total()
         if count is None:
             method = "length matrices"
             found = lm.length_matrices(compiled)
-            if found is not None:
-                matrices = len(found)
+            if found is None:
+                figures.append("matrices past the budget")
+            else:
                 counter = lm.LengthMatrixCount(compiled)
                 plan = counter.plan(found)
-                work = plan.work
+                figures.append(f"{len(found):,} matrices, work {plan.work:.2e} ({plan.work / lm.MAX_WORK:.2f} of the budget)")
                 if plan.work <= lm.MAX_WORK:
                     count = counter.total(plan)
             if count is None:
-                method = "estimate (past the budget)"
+                method = "estimate (past the budgets)"
+                estimated += 1
         seconds = time.perf_counter() - started
-        figures = f"{matrices:,} matrices" if matrices is not None else "-"
-        if work is not None:
-            figures += f", work {work:.2e} ({work / lm.MAX_WORK:.2f} of the budget)"
         probability = f"p = {count / ALL_DEALS:.6g}" if count is not None else "p estimated by the sampler"
-        print(f"\n{text}\n  {method}: {figures}; {seconds:.2f} s; {probability}")
+        print(f"\n{text}\n  {method}: {'; '.join(figures) or '-'}; {seconds:.2f} s; {probability}")
+    print(f"\nestimated: {estimated} of {len(texts)}")
 
 
 if __name__ == "__main__":

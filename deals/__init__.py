@@ -14,8 +14,11 @@ Modules, smallest first:
 - `formats`: output formats (JSON, PBN) behind one protocol and a registry;
 - `crossing`: exact counts across partnerships (two seats with HCP rules at most);
   `honour_placements`: exact counts of scenarios whose rules are HCP totals only;
-  `length_matrices`: exact counts of any scenario through its length matrices, within a
-  budget (three or four seats with HCP rules); `cache`: those counts remembered on disk;
+  `column_products`: exact counts of scenarios whose length rules are per suit (ranges;
+  wildcard lengths and fits by inclusion-exclusion) or shapes, three seats with HCP rules
+  included; `length_matrices`: exact counts of any scenario through its length matrices,
+  within a budget (wildcards with HCP, four seats with HCP rules and length rules);
+  `cache`: those counts remembered on disk;
 - `probability`: exact or estimated probabilities; `feasibility`: emptiness proofs across
   the four seats;
 - `errors`: `Unsatisfiable`, `TooRare`; `blas`: keeps numpy's BLAS single-threaded.

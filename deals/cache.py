@@ -1,6 +1,7 @@
 """A small disk cache for integers that take a noticeable time: exact cross-partnership
-counts (kind "cross") and the accepted draws of a scenario's rules-seeded estimate (kind
-"estimate", see `deals.sampler`; deterministic, so caching never changes a result).
+counts (kind "cross-columns"; "cross" before the column products, whose -1 meant "past the
+budget") and the accepted draws of a scenario's rules-seeded estimate (kind "estimate",
+see `deals.sampler`; deterministic, so caching never changes a result).
 
 Entries are one-line JSON files under `$XDG_CACHE_HOME/bridgeshape-mirror/deals/` (default
 `~/.cache/...`; the project's cache folder is `dsl.parser_cache.cache_root`), named by a

@@ -44,6 +44,9 @@ Cost is about (matrices counted) x (cells of a half), plus the distinct halves' 
 convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. Scenarios past
 `MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
 37 million matrices) get None, and the sampler estimates their probability instead.
+`deals.column_products` counts the scenarios whose length rules are per suit or shapes
+without listing matrices (with this module's tables, capping and box sums); what is left
+here is wildcards with HCP, and what passes its budget.
 """
 
 from __future__ import annotations
@@ -119,15 +122,16 @@ def _honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @functools.cache
-def _spot_ways() -> np.ndarray:
+def spot_ways() -> np.ndarray:
     """`[column, n]`: ways to deal a suit's nine spot cards to the seats so that, with honour
     counts n (one of 35 vectors), they hold the column's lengths (a multinomial, or 0)."""
     vectors = _honour_owners()[2]
     spots = length_vectors()[:, None, :] - vectors[None, :, :]  # (560, 35, 4)
-    out = np.zeros(spots.shape[:2], dtype=np.int64)
-    for i, j in zip(*np.nonzero((spots >= 0).all(axis=2))):
-        out[i, j] = factorial(9) // np.prod([factorial(int(x)) for x in spots[i, j]])
-    return out
+    factorials = np.array([factorial(k) for k in range(10)], dtype=np.int64)
+    possible = (spots >= 0).all(axis=2)
+    # 9! / prod of four factorials: every partial product of those divides 9!, within int64
+    denominators = factorials[np.clip(spots, 0, 9)].prod(axis=2)
+    return np.where(possible, factorial(9) // denominators, 0)
 
 
 @functools.cache
@@ -195,7 +199,7 @@ class LengthMatrixCount:
         self.cells = int(np.prod(self.shape, dtype=np.int64))
         n = len(self.axes)
         # A suit's HCP vector is coded in base 21 (0..10 per axis), so adding the codes of two
-        # suits adds their HCP; `_capmap` turns a half's code into its capped cell, or into
+        # suits adds their HCP; `capmap` turns a half's code into its capped cell, or into
         # the spare cell `cells` when some total can no longer pass (dropped at the end).
         self._digits = 21 ** np.arange(n - 1, -1, -1, dtype=np.int64)
         grid = np.indices((21,) * n).reshape(n, 21**n)
@@ -206,7 +210,7 @@ class LengthMatrixCount:
             level = axis.cap(grid[i])
             dead |= level < 0
             cell += np.maximum(level, 0) * strides[i]
-        self._capmap = np.where(dead, self.cells, cell)
+        self.capmap = np.where(dead, self.cells, cell)
         #: Per axis, box[u, v] = 1 when a total of levels u and v (one per half) passes.
         self._box = [a.allows(np.add.outer(np.arange(k), np.arange(k))).astype(np.float64) for a, k in zip(self.axes, self.shape)]
         masks = self._suit_masks().reshape(64, 4 * 11)
@@ -214,7 +218,7 @@ class LengthMatrixCount:
         #: Suit tables are keyed by (column, masks), not by suit: suits that the scenario treats
         #: alike share their tables and halves (the take-out doubles treat all four alike).
         self._masks = distinct.reshape(-1, 4, 11)
-        self._mask_id = mask_id.reshape(4, 16)
+        self.mask_id = mask_id.reshape(4, 16)
         self._keys = 560 * len(distinct)
         self._honour_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._suit_tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -242,7 +246,7 @@ class LengthMatrixCount:
 
     # -- suit tables and halves ---------------------------------------------------------
 
-    def _honour_table(self, mask: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def honour_table(self, mask: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The owners of A K Q J that the masks allow, aggregated: (HCP code, honour-count
         vector, how many owners), sparse. Suit tables are these weighted by spot ways."""
         kept = self._honour_tables.get(mask)
@@ -264,8 +268,8 @@ class LengthMatrixCount:
         kept = self._suit_tables.get(key)
         if kept is None:
             column, mask = divmod(key, len(self._masks))
-            code, count, ways = self._honour_table(mask)
-            weight = ways * _spot_ways()[column, count]
+            code, count, ways = self.honour_table(mask)
+            weight = ways * spot_ways()[column, count]
             live = weight > 0
             codes, inverse = np.unique(code[live], return_inverse=True)
             kept = self._suit_tables[key] = (codes, np.bincount(inverse.ravel(), weights=weight[live]))
@@ -289,7 +293,7 @@ class LengthMatrixCount:
                 ib = np.concatenate([t[0] for t in tables])
                 wb = np.concatenate([t[1] for t in tables])
                 offset = np.repeat(np.arange(len(rows)) * (self.cells + 1), [len(t[0]) for t in tables])
-                target = self._capmap[ia[:, None] + ib[None, :]] + offset[None, :]
+                target = self.capmap[ia[:, None] + ib[None, :]] + offset[None, :]
                 weight = np.multiply.outer(wa, wb)
                 sums = np.bincount(target.ravel(), weights=weight.ravel(), minlength=len(rows) * (self.cells + 1))
                 out[rows] = np.rint(sums.reshape(len(rows), self.cells + 1)[:, : self.cells]).astype(np.int64)
@@ -329,7 +333,7 @@ class LengthMatrixCount:
                 comp = np.zeros(columns.shape, dtype=np.int64)
                 for s in chosen:
                     comp |= qualifying[s].astype(np.int64) << s
-                keys = columns * len(self._masks) + self._mask_id[np.arange(4)[None, :], comp]
+                keys = columns * len(self._masks) + self.mask_id[np.arange(4)[None, :], comp]
                 yield (-1) ** size, self._pair(keys[:, 0], keys[:, 1]), self._pair(keys[:, 2], keys[:, 3])
 
     def _pair(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:

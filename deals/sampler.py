@@ -25,12 +25,15 @@ are exactly uniform.
   seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the
   candidate with the smallest exact probability (fewest rejections), the rest is checked by
   rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
-  rules (the overcall examples), else by `deals.length_matrices`, which counts any
-  scenario through its 4x4 length matrices (the take-out double examples, three seats with
-  HCP rules, in under a second), or by `deals.honour_placements` when the rules are HCP
-  totals only (any number of seats, no length rule: in hundredths of a second); all are
-  cached on disk by `deals.cache`. Only a scenario past the length-matrix budget (say,
-  three seats with HCP rules and one length rule each) is *estimated*: P(S') (exact)
+  rules (the overcall examples), by `deals.honour_placements` when the rules are HCP
+  totals only (any number of seats, no length rule: in hundredths of a second), by
+  `deals.column_products` when the length rules are per suit or shapes (ranges, wildcard
+  lengths, fits, shape classes: the take-out doubles and the sample's Cue-bid and Contro
+  sputnik scenarios, three seats with HCP rules, in about a second), else by
+  `deals.length_matrices`, which counts any scenario through its 4x4 length matrices
+  (wildcards with HCP); all are
+  cached on disk by `deals.cache`. Only a scenario past both budgets (say, four seats
+  with HCP rules and length rules) is *estimated*: P(S') (exact)
   times the acceptance rate, with a 95% Wilson interval, on at least `MIN_ESTIMATE_DRAWS`
   draws: the caller's own draws when it made that many, else exactly `MIN_ESTIMATE_DRAWS`
   draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
@@ -342,22 +345,29 @@ _RULES_TAG = 0x72756C65  # "rule"
 def exact_cross_count(compiled: CompiledScenario) -> int | None:
     """The exact count of a scenario tying both partnerships together: `deals.honour_placements`
     when its rules are HCP totals only, `deals.crossing` when it covers the scenario (fast),
-    else `deals.length_matrices` within its budget, else None.
-    Remembered on disk (either can take a few tenths of a second, the second a few seconds)."""
+    else `deals.column_products` when its length rules are per suit (ranges, and wildcards
+    and fits by inclusion-exclusion) within its budget, else `deals.length_matrices` within
+    theirs, else None. Remembered on disk (each can take up to a second or two)."""
     from . import cache
+    from .column_products import column_count
     from .crossing import cross_count
     from .honour_placements import scenario_count
     from .length_matrices import matrix_count
 
-    cached = cache.get_int("cross", compiled)
+    # The kind was "cross", whose -1 (past the budget) now wrongly stands for scenarios
+    # counted exactly: a new kind, so that an old cache is not reused.
+    kind = "cross-columns"
+    cached = cache.get_int(kind, compiled)
     if cached is not None:
         return cached if cached >= 0 else None
     count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
     if count is None:
         count = cross_count(compiled)
     if count is None:
+        count = column_count(compiled)
+    if count is None:
         count = matrix_count(compiled)
-    cache.put_int("cross", compiled, -1 if count is None else count)
+    cache.put_int(kind, compiled, -1 if count is None else count)
     return count
 
 

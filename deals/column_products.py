@@ -1,0 +1,408 @@
+"""Exact counts of whole deals whose length rules are conditions on the suits one at a time
+(and shapes).
+
+`deals.length_matrices` sums over every admissible 4 x 4 length matrix L (seat, suit). When
+L's admissibility is a product of conditions on its columns (a suit's lengths at the four
+seats: per-suit ranges of any seat, a fit in one named suit), the matrices need not be
+listed at all. With suit k's table T_k(c) over the capped HCP cells (`deals.length_matrices`:
+who holds A K Q J, times the ways to deal the nine spots so that the column is c),
+
+    count = sum over s of  A_s . R(B_{13 - s}),
+    A_s = sum over columns c1 + c2 = s of T_1(c1) * T_2(c2)     (suits 1 and 2, * convolution)
+    B_t = sum over columns c3 + c4 = t of T_3(c3) * T_4(c4)
+
+where s runs over the partial row sums of the first two suits (at most 1,834 vectors), the
+columns over those their suit admits, and R is the box sum of `LengthMatrixCount.box_sums`
+(the HCP totals that a cell of the first half still allows). This is the length matrices'
+bilinear form sum C[i, j] P12_i . R34_j with C of rank one in each group of halves, summed
+before the product: the cost depends on the columns, not on the matrices (1.6 million of
+them for the sample's Cue-bid scenarios).
+
+A_s itself is not built half by half: T(c) = sum over honour-count vectors n (35) of
+spots(c, n) * H_n, H_n the HCP table of the owners of A K Q J with counts n, so
+
+    A_s = sum over (n1, n2) of  K_s[n1, n2] * G[n1, n2],   G[n1, n2] = H1_n1 * H2_n2
+    K_s[n1, n2] = sum over admissible c1 + c2 = s of spots(c1, n1) * spots(c2, n2)
+
+G (1,225 x cells) comes from the owners of the two suits' honours (at most 256 x 256
+pairs, one `np.bincount`); K is one small matrix product per group (35 x pairs of columns
+x 35); A = K @ G in BLAS. Columns of K that are zero in every group are dropped and equal
+columns merged (their rows of G summed): two suits without length rules keep 165. The
+pairing of the suits into halves is the one that looks cheapest (pairs of columns, and
+groups that meet).
+
+Conditions that are disjunctions over suits become products by inclusion-exclusion: a
+wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate suit has
+4 or fewer", a fit in one of several suits likewise ("every such suit short" is per suit);
+2**d signed terms for d such disjunctions (one suit only: a column condition, no term).
+A shape class is a condition on a row, not on the columns: a half's groups are then told
+apart also by the shaped seat's length in the half's first suit, so that a pair of groups
+(one per half) knows that seat's four lengths, and a group meets the other half's groups
+whose row sums complete its own and whose row passes the shape (R rows meeting one A row
+are summed before the dot). Not covered (`covers` says so, and the caller uses the length
+matrices): a wildcard with an HCP part; past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`:
+four seats with HCP rules), None.
+
+Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
+products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
+owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
+integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2**45, so
+every partial sum of the float64 products, BLAS included, is an integer below 2**53 and
+exact. The R rows meeting one A row are summed in int64 (a block's running sums stay below
+2**21 * 2**45), the dots run on 21-bit limbs (`deals.exact.exact_dot`); results are Python
+ints, and signed terms are added as such.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from dsl.deck import CARDS_PER_SUIT
+
+from .blas import single_threaded_blas
+from .exact import exact_dot
+from .length_matrices import LengthMatrixCount, spot_ways
+from .rules import CompiledScenario, SeatRule, shape_mask
+from .tables import length_code, length_vectors
+
+#: Give up (None, the caller uses the length matrices) past this many multiply-adds.
+MAX_WORK = 6e9
+#: ... or when G, merged, could pass this many bytes (1,225 x cells: four seats with HCP rules).
+MAX_TABLE_BYTES = 64 * 2**20
+#: A half's rows (groups of partial row sums) computed together: bounds the temporaries.
+_BLOCK_CELLS = 2**20
+_HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
+_PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
+
+
+def covers(compiled: CompiledScenario) -> bool:
+    """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes
+    (what `column_count` counts)? A wildcard with HCP, or a kind of rule added later, is not."""
+    return all(_per_suit(r) for r in compiled.seat_rules)
+
+
+def _per_suit(rule: SeatRule) -> bool:
+    kept = SeatRule(rule.len_lo, rule.len_hi, rule.hcp_lo, rule.hcp_hi, rule.shcp_lo, rule.shcp_hi, rule.wildcard, rule.shape)
+    return rule == kept and not rule.hcp_wildcard
+
+
+@functools.cache
+def _code_vectors() -> np.ndarray:
+    """Partial row sums' code -> the four sums (two suits: the last seat holds 26 - the others)."""
+    vectors = np.stack(np.unravel_index(np.arange(14**3), (14, 14, 14)), axis=1)
+    return np.concatenate([vectors, 2 * CARDS_PER_SUIT - vectors.sum(axis=1, keepdims=True)], axis=1)
+
+
+@functools.cache
+def _partner_codes() -> np.ndarray:
+    """Partial row sums' code (s) -> the code of 13 - s, what the other half must hold."""
+    return length_code(CARDS_PER_SUIT - _code_vectors())
+
+
+@functools.cache
+def _fit_in_deck() -> np.ndarray:
+    """`[i, j]`: columns i and j of two suits leave every seat at most 13 cards."""
+    lv = length_vectors()
+    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
+
+
+def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
+    """The inclusion-exclusion terms: (sign, `(4, 560)` bool, may suit k have column c)."""
+    columns = length_vectors()  # a column's lengths at the four seats
+    base = np.ones((4, len(columns)), dtype=bool)
+    for seat, rule in enumerate(compiled.seat_rules):
+        for k in range(4):
+            base[k] &= (columns[:, seat] >= rule.len_lo[k]) & (columns[:, seat] <= rule.len_hi[k])
+    # Each disjunction "some suit of `suits` has a column passing `ok`", as its complement:
+    # `short[k]` = the columns of suit k that do not pass.
+    disjunctions: list[np.ndarray] = []
+    for seat, rule in enumerate(compiled.seat_rules):
+        w = rule.wildcard
+        if w is not None:
+            short = np.ones((4, len(columns)), dtype=bool)
+            for k in w.candidates:
+                short[k] = (columns[:, seat] < w.x_lo) | (columns[:, seat] > w.x_hi)
+            disjunctions.append(short)
+    for part in compiled.parts:
+        a, b = part.seats
+        for fit in part.fits:
+            short = np.ones((4, len(columns)), dtype=bool)
+            for k in fit.suits:
+                short[k] = columns[:, a] + columns[:, b] < fit.min
+            disjunctions.append(short)
+    # A disjunction over one suit is a condition on that suit's column: no term of its own;
+    # over no suit (none can pass), it empties the scenario.
+    for short in [d for d in disjunctions if (~d).any(axis=1).sum() <= 1]:
+        base &= ~short | short.all(axis=1, keepdims=True)
+        if short.all():
+            base[:] = False
+    disjunctions = [d for d in disjunctions if (~d).any(axis=1).sum() > 1]
+    terms = []
+    for size in range(len(disjunctions) + 1):
+        for chosen in combinations(disjunctions, size):
+            allowed = base.copy()
+            for short in chosen:
+                allowed &= short
+            terms.append(((-1) ** size, allowed))
+    return terms
+
+
+def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of equal rows of `x`: (a first row of each group, each row's group). Rows are
+    told apart by a random projection (fast), then checked: a false merge falls back to an
+    exact `np.unique`; a missed merge (equal rows projected apart) only costs time."""
+    projection = x @ np.random.default_rng(0).random(x.shape[1])
+    _, first, inverse = np.unique(projection, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(x[first][inverse], x):
+        _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    return first, inverse
+
+
+@dataclass(frozen=True)
+class Half:
+    """The admissible pairs of columns of suits k1 and k2 (indices into `length_vectors()`),
+    sorted by group: `codes[g]` (the key of `pairs`: the partial row sums' `length_code`,
+    and the shaped seats' lengths) and `starts[g]` (the first pair) per group g."""
+
+    k1: int
+    k2: int
+    c1: np.ndarray
+    c2: np.ndarray
+    codes: np.ndarray
+    starts: np.ndarray
+
+    @staticmethod
+    def pairs(allowed: np.ndarray, k1: int, k2: int, shaped: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The admissible pairs of columns (unsorted) and their group keys: the partial row
+        sums' code, then in base 14 the first suit's length at each seat with a shape (its
+        row is known only with both halves: groups of a half are told apart by it)."""
+        i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
+        p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
+        c1, c2 = i1[p].astype(np.int32), i2[q].astype(np.int32)  # kept for every term: small
+        key = length_code(length_vectors()[c1] + length_vectors()[c2])
+        for seat in shaped:
+            key = key * 14 + length_vectors()[c1, seat]
+        return c1, c2, key.astype(np.int64)
+
+    @staticmethod
+    def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray) -> Half:
+        order = np.argsort(code, kind="stable")
+        codes, starts = np.unique(code[order], return_index=True)
+        return Half(k1, k2, c1[order], c2[order], codes, starts)
+
+    def k_matrices(self, groups: np.ndarray) -> np.ndarray:
+        """K_s `(len(groups), 35 * 35)` float64 of the groups (see the module docstring)."""
+        spots = spot_ways().astype(np.float64)
+        ends = np.append(self.starts[1:], len(self.c1))
+        out = np.empty((len(groups), _HONOURS, _HONOURS), dtype=np.float64)
+        for i, g in enumerate(groups.tolist()):
+            rows = slice(self.starts[g], ends[g])
+            out[i] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+        return out.reshape(len(groups), _HONOURS**2)
+
+
+class ColumnCount:
+    """The count of a compiled scenario by sums over columns (see the module docstring)."""
+
+    def __init__(self, compiled: CompiledScenario):
+        self.tables = LengthMatrixCount(compiled)  # HCP cells, capping, honour tables, box sums
+        self.cells = self.tables.cells
+        self.terms = column_terms(compiled)
+        self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
+        #: Seats with a shape class: checked per pair of groups (both halves know the row).
+        self.shaped = tuple(s for s, r in enumerate(compiled.seat_rules) if r.shape is not None)
+        self._shapes = [compiled.seat_rules[s].shape for s in self.shaped]
+        self._pairs_kept: dict = {}
+        self._honour_pairs_kept: dict = {}
+
+    @functools.cached_property
+    def plans(self):
+        """Per term, its pairing of the suits into halves (see `_plan`)."""
+        plans = [self._plan(allowed) for _, allowed in self.terms]
+        self._pairs_kept.clear()  # the six halves of every term: most of the memory
+        return plans
+
+    def _plan(self, allowed: np.ndarray):
+        """The pairing of the suits into halves that looks cheapest (pairs of columns, and
+        groups that meet: row sums s and 13 - s): (half 1, half 2, and `_meetings`)."""
+        pairs = {(k1, k2): self._pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
+        base = 14 ** len(self.shaped)
+        present = {}
+        for key, (_, _, code) in pairs.items():
+            present[key] = np.zeros(14**3, dtype=bool)
+            present[key][code // base] = True
+        best = None
+        for first, second in _PAIRINGS:
+            meet = np.flatnonzero(present[first] & present[second][_partner_codes()])
+            guess = (len(pairs[first][0]) + len(pairs[second][0])) * _HONOURS**2 + len(meet) * self.cells * 2 * _HONOURS**2
+            if best is None or guess < best[0]:
+                best = (guess, first, second, meet)
+        assert best is not None
+        _, first, second, _ = best
+        h1, h2 = Half.of(*first, *pairs[first]), Half.of(*second, *pairs[second])
+        return h1, h2, *self._meetings(h1, h2)
+
+    def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
+        """`Half.pairs`, shared by the terms whose two suits admit the same columns."""
+        key = (k1, k2, allowed[k1].tobytes(), allowed[k2].tobytes())
+        if key not in self._pairs_kept:
+            self._pairs_kept[key] = Half.pairs(allowed, k1, k2, self.shaped)
+        return self._pairs_kept[key]
+
+    def _meetings(self, h1: Half, h2: Half) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of groups (g1, g2) that make length matrices: row sums 13 - s on the
+        second half, and the rows of the seats with a shape passing it. Sorted by g1."""
+        base = 14 ** len(self.shaped)
+        codes1, codes2 = h1.codes // base, h2.codes // base
+        want = _partner_codes()[codes1]
+        lo, hi = np.searchsorted(codes2, want, "left"), np.searchsorted(codes2, want, "right")
+        g1 = np.repeat(np.arange(len(codes1)), hi - lo)
+        g2 = np.arange(len(g1)) - np.repeat(np.cumsum(hi - lo) - (hi - lo), hi - lo) + np.repeat(lo, hi - lo)
+        if self.shaped:
+            sums1 = _code_vectors()[codes1[g1]]
+            ok = np.ones(len(g1), dtype=bool)
+            for i, (seat, shape) in enumerate(zip(self.shaped, self._shapes)):
+                digit = 14 ** (len(self.shaped) - 1 - i)
+                first, third = h1.codes[g1] // digit % 14, h2.codes[g2] // digit % 14
+                row = np.stack([first, sums1[:, seat] - first, third, CARDS_PER_SUIT - sums1[:, seat] - third], axis=1)
+                ok &= shape_mask(row, shape)  # a shape class does not depend on the order of the suits
+            g1, g2 = g1[ok], g2[ok]
+        return g1, g2
+
+    @functools.cached_property
+    def prepared(self) -> list[tuple[PreparedHalf, PreparedHalf]]:
+        """Per term, its two halves made ready (K, its distinct columns, G merged)."""
+        return list(self._preparing())
+
+    def _preparing(self):
+        for h1, h2, g1, g2 in self.plans:
+            yield self._prepare(h1, g1), self._prepare(h2, g2), len(g1)
+
+    def within(self, budget: float) -> bool:
+        """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
+        as soon as those prepared pass it (the rest are not prepared)."""
+        levels, work, done = sum(self.tables.shape), 0.0, []
+        for a, b, meetings in self._preparing():
+            work += a.work + b.work + len(b.columns) * self.cells * levels + meetings * self.cells
+            if work > budget:
+                return False
+            done.append((a, b, meetings))
+        self.prepared = done
+        del self.plans  # the halves' pairs of columns are no longer needed
+        return True
+
+    @property
+    def table_bytes(self) -> int:
+        """The most a half's merged G can weigh (for `MAX_TABLE_BYTES`), known before any work."""
+        return _HONOURS**2 * self.cells * 8
+
+    @property
+    def work(self) -> float:
+        """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
+        sums of the second."""
+        levels = sum(self.tables.shape)
+        return float(sum(a.work + b.work + (len(b.columns) * levels + m) * self.cells for a, b, m in self.prepared))
+
+    def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
+        honour-count vectors (n1 * 35 + n2), the capped HCP cell and the ways; the pairs no
+        total can use left out. Kept per pair of suits (the terms share them)."""
+        kept = self._honour_pairs_kept.get((k1, k2))
+        if kept is None:
+            kept = self._honour_pairs_kept[(k1, k2)] = self._compute_honour_pairs(k1, k2)
+        return kept
+
+    def _compute_honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        code1, count1, ways1 = self._honour_lists[k1]
+        code2, count2, ways2 = self._honour_lists[k2]
+        cell = self.tables.capmap[code1[:, None] + code2[None, :]]
+        live = cell < self.cells
+        counts = count1[:, None] * _HONOURS + count2[None, :]
+        return counts[live], cell[live], np.multiply.outer(ways1, ways2)[live]
+
+    def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
+        """K of the half's meeting groups (`meeting`, with repeats) on its columns that are
+        not all zero, equal columns merged (their rows of G summed): two suits without length
+        rules need only 165 of the 1,225 (honours per seat of both suits together)."""
+        groups, rows = np.unique(meeting, return_inverse=True)
+        k = half.k_matrices(groups)
+        used = np.flatnonzero((k != 0).any(axis=0))
+        columns = np.ascontiguousarray(k[:, used].T)
+        del k
+        first, inverse = _equal_rows(columns)
+        merge = np.full(_HONOURS**2, len(first), dtype=np.int64)  # unused pairs: a spare row
+        merge[used] = inverse
+        counts, cell, ways = self._honour_pairs(half.k1, half.k2)
+        merged = merge[counts]
+        order = np.argsort(merged, kind="stable")
+        starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
+        g = (merged[order], cell[order], ways[order], starts)
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel())
+
+    def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
+        """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
+        total = 0
+        block = max(1, _BLOCK_CELLS // self.cells)
+        for i in range(0, len(a.rows), block):
+            ua, ia = np.unique(a.rows[i : i + block], return_inverse=True)
+            ub, ib = np.unique(b.rows[i : i + block], return_inverse=True)
+            r = self.tables.box_sums(b.tables(ub))[ib.ravel()]
+            # the R rows meeting one A row summed first (pairs are sorted by g1), in int64:
+            # each is below 2**45, so running sums over a block (< 2**21 rows) stay below 2**63
+            ends = np.append(np.flatnonzero(np.diff(ia.ravel())), len(r) - 1)
+            running = np.cumsum(r, axis=0)
+            meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, self.cells), dtype=np.int64))
+            total += exact_dot(a.tables(ua), meeting)
+        return total
+
+    def total(self) -> int:
+        single_threaded_blas()
+        return sum(sign * self.term_total(a, b) for (sign, _), (a, b, _) in zip(self.terms, self.prepared))
+
+
+@dataclass(frozen=True)
+class PreparedHalf:
+    """A half ready to give its tables A_s = K_s @ G: `columns[g]` the distinct columns of
+    K for its meeting group g; G merged (rows summed per distinct column), sparse and sorted
+    by its row: (row, cell, ways, first entry of each row); `rows[p]` the group of meeting
+    pair p."""
+
+    columns: np.ndarray  # (groups, distinct) float64
+    merged: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    cells: int
+    rows: np.ndarray  # (pairs,) int64
+
+    @property
+    def work(self) -> float:
+        return float(self.columns.size * self.cells)
+
+    def tables(self, groups: np.ndarray) -> np.ndarray:
+        """A_s `(groups, cells)` int64 (exact: see the module docstring). G's rows are made
+        dense a block at a time, so that no table of 1,225 x cells is held."""
+        row, cell, ways, starts = self.merged
+        out = np.zeros((len(groups), self.cells), dtype=np.float64)
+        columns = self.columns[groups]
+        step = max(1, _BLOCK_CELLS // (4 * self.cells))
+        for d in range(0, columns.shape[1], step):
+            e = min(d + step, columns.shape[1])
+            entries = slice(starts[d], starts[e])
+            dense = np.bincount((row[entries] - d) * self.cells + cell[entries], weights=ways[entries], minlength=(e - d) * self.cells)
+            out += columns[:, d:e] @ dense.reshape(e - d, self.cells)
+        return np.rint(out).astype(np.int64)
+
+
+def column_count(compiled: CompiledScenario) -> int | None:
+    """The exact number of deals satisfying the scenario, or None when it is not covered
+    (`covers`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
+    if not covers(compiled):
+        return None
+    counter = ColumnCount(compiled)
+    if counter.table_bytes > MAX_TABLE_BYTES or not counter.within(MAX_WORK):
+        return None
+    return counter.total()

@@ -1,0 +1,219 @@
+"""Exact counts by sums over columns (`deals.column_products`) against independent counts:
+the suit-by-suit reference of the length-matrix tests, the length matrices themselves
+(within their budget, and past it with the budget raised), HCP splits that must add up,
+plain uniform dealing, and the sampler that publishes the probability."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import dsl
+from deals import column_products as cp
+from deals import length_matrices as lm
+from deals.predicate import shape_class
+from deals.rules import compile_scenario
+from deals.sampler import ScenarioSampler
+from deals.tables import ALL_DEALS
+from test_deals_length_matrices import (
+    PRIME,
+    REFERENCE_CASES,
+    TAKE_OUT,
+    TAKE_OUT_OVERCALLED,
+    agrees_with_plain_dealing,
+    reference_count_mod,
+    reference_matrices,
+)
+
+#: The sample wiki's Cue-bid and Contro sputnik scenarios: past the length matrices' budget.
+SAMPLE = [
+    "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+",
+    "opener C:3+ hcp:12-21; opp1 H:5+ hcp:8-16; responder S:4 hcp:7+",
+    "opener D:4+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:4+ hcp:7+",
+    "opener H:5+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:3+ hcp:6-10",
+]
+CUE_BID = SAMPLE[0]
+#: `SAMPLE[0]` by the length matrices with their budget raised (about 20 s of work).
+CUE_BID_COUNT = 67734831649100828550604128
+
+
+def compiled(text: str):
+    return compile_scenario(dsl.parse_scenarios(text)[0])
+
+
+def count(text: str) -> int | None:
+    return cp.column_count(compiled(text))
+
+
+@pytest.mark.parametrize("text", [REFERENCE_CASES[0], REFERENCE_CASES[2]])
+def test_matches_the_suit_by_suit_reference(text):
+    """Three seats with HCP totals; fits of both partnerships (one suit, and an 8+ fit in
+    spades), a wildcard length x:1-2 (its complement is not a range)."""
+    sc = dsl.parse_scenarios(text)[0]
+    exact = count(text)
+    assert exact is not None and exact > 0
+    assert exact % PRIME == reference_count_mod(sc, reference_matrices(sc))
+
+
+def test_what_is_not_covered_is_left_to_the_length_matrices():
+    assert not cp.covers(compiled(REFERENCE_CASES[1]))  # a wildcard with HCP
+    assert count(REFERENCE_CASES[1]) is None
+    assert cp.covers(compiled(CUE_BID)) and cp.covers(compiled(TAKE_OUT)) and cp.covers(compiled(BALANCED))
+
+
+#: `REFERENCE_CASES[1]` without its wildcard's HCP part: a shape on the seat without HCP rules.
+SHAPED_REFERENCE = REFERENCE_CASES[1].replace(" xhcp:3+", "")
+
+
+def test_a_shape_matches_the_suit_by_suit_reference():
+    sc = dsl.parse_scenarios(SHAPED_REFERENCE)[0]
+    exact = count(SHAPED_REFERENCE)
+    assert exact is not None and exact > 0
+    assert exact % PRIME == reference_count_mod(sc, reference_matrices(sc))
+
+
+#: A 1NT opening, an overcall and a response: a shape beside two wildcards.
+BALANCED = "opener hcp:15-17 shape:balanced; opp1 hcp:8+ x:5+; responder hcp:8+ x:4+"
+
+WITHIN_THE_OLD_BUDGET = [
+    TAKE_OUT,  # a wildcard length: two terms
+    TAKE_OUT + " fit:8+",  # and a fit in any suit: four terms
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14; opp1 x:4 hcp:8-12; responder hcp:0-5 shape:balanced; opp2 S:2-4",
+]
+#: ... and those that take the length matrices several seconds.
+SLOW_WITHIN_THE_OLD_BUDGET = [
+    TAKE_OUT_OVERCALLED,  # two wildcards
+    BALANCED,
+    "opener hcp:12-21 shape:two_suiter; opp1 hcp:8+ shape:balanced; responder hcp:6+ H:3-5 S:2-4 D:2-4",
+    "opener hcp:12-21 S:5-6 H:2-4; opp1 hcp:8+ H:4-5 S:0-2; responder hcp:10+ C:5+ D:0-2",
+    "opener hcp:11-15 H:5-6 S:2-3; responder hcp:6+ fit:H8+ S:2-3; opp1 hcp:8+ S:4+",  # a fit in a named suit
+]
+
+
+@pytest.mark.parametrize(
+    "text", WITHIN_THE_OLD_BUDGET + [pytest.param(text, marks=pytest.mark.slow) for text in SLOW_WITHIN_THE_OLD_BUDGET]
+)
+def test_equals_the_length_matrices(text, monkeypatch):
+    exact = lm.matrix_count(compiled(text))
+    assert exact is not None and exact > 0
+    monkeypatch.setattr(cp, "MAX_WORK", 1e12)  # two shapes pass the budget: counted all the same
+    assert count(text) == exact
+
+
+def test_the_sample_is_counted_where_the_length_matrices_give_up():
+    for text in SAMPLE:
+        assert lm.matrix_count(compiled(text)) is None
+        counter = cp.ColumnCount(compiled(text))
+        assert counter.table_bytes <= cp.MAX_TABLE_BYTES and counter.within(cp.MAX_WORK / 2)
+    assert count(CUE_BID) == CUE_BID_COUNT
+
+
+@pytest.mark.slow
+def test_cue_bid_equals_the_length_matrices_with_their_budget_raised(monkeypatch):
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e12)
+    assert lm.matrix_count(compiled(CUE_BID)) == CUE_BID_COUNT
+
+
+def test_splitting_a_seats_hcp_range_adds_up():
+    """Responder's 10+ split into 10-12 and 13+ (other caps, other cells): the parts add up."""
+    parts = [count(CUE_BID.replace("hcp:10+", "hcp:10-12")), count(CUE_BID.replace("hcp:10+", "hcp:13+"))]
+    assert None not in parts and sum(parts) == CUE_BID_COUNT
+
+
+def test_cue_bid_agrees_with_plain_dealing():
+    def accept(length, points):
+        ok = (points[:, 0] >= 12) & (points[:, 0] <= 21) & (length[:, 0, 1] >= 5)  # opener (N)
+        ok &= (points[:, 1] >= 8) & (points[:, 1] <= 16) & (length[:, 1, 3] >= 5)  # opp1 (E)
+        return ok & (points[:, 2] >= 10) & (length[:, 2, 1] >= 3)  # responder (S)
+
+    agrees_with_plain_dealing(CUE_BID_COUNT / ALL_DEALS, accept)
+
+
+def test_the_sampler_publishes_the_sample_exactly(monkeypatch):
+    monkeypatch.setenv("BSM_DEALS_CACHE", "0")
+    sampler = ScenarioSampler(dsl.parse_scenarios(CUE_BID)[0])
+    assert sampler.probability is not None and sampler.probability.exact
+    assert sampler.probability.fraction == Fraction(CUE_BID_COUNT, ALL_DEALS)
+
+
+def test_an_old_cache_saying_past_the_budget_is_not_reused(tmp_path, monkeypatch):
+    """The disk cache of the length matrices alone remembered the Cue-bid as -1 ("past the
+    budget"); that entry is not read any more, and the new count is remembered."""
+    from deals import cache
+    from deals.sampler import exact_cross_count
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
+    cue_bid = compiled(CUE_BID)
+    cache.put_int("cross", cue_bid, -1)
+    assert exact_cross_count(cue_bid) == CUE_BID_COUNT
+
+    def not_again(compiled):
+        raise AssertionError("counted again: the count was not remembered")
+
+    monkeypatch.setattr(cp, "column_count", not_again)
+    assert exact_cross_count(cue_bid) == CUE_BID_COUNT
+
+
+def test_past_the_budget_is_none_not_a_guess(monkeypatch):
+    monkeypatch.setattr(cp, "MAX_WORK", 1.0)
+    assert count(CUE_BID) is None
+    monkeypatch.undo()
+    # four seats with HCP rules: 1,225 x 31,416 cells per half would pass the table budget
+    four = CUE_BID + "; opp2 hcp:0-7"
+    assert cp.ColumnCount(compiled(four)).table_bytes > cp.MAX_TABLE_BYTES and count(four) is None
+
+
+def test_an_empty_scenario_counts_zero():
+    assert count("opener S:7+ hcp:10+; opp1 S:7+ hcp:10+; responder hcp:5+") == 0
+    assert count("opener hcp:25+ S:4-5 H:4-5; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:5+") == 0
+
+
+# -- against the length matrices, on random scenarios of the covered kind -------------------
+
+
+@st.composite
+def three_hcp_seats(draw):
+    """Opener, opp1 and responder with HCP rules around a random deal (never empty), every
+    suit's length within a value or two at most seats (so the length matrices are within
+    their budget), maybe a wildcard length or a fit."""
+    order = draw(st.permutations(range(52)))
+    seat_of = [position // 13 for position in np.argsort(order)]
+    lengths = [[sum(1 for r in range(13) if seat_of[13 * k + r] == s) for k in range(4)] for s in range(4)]
+    points = [sum(4 - r for k in range(4) for r in range(4) if seat_of[13 * k + r] == s) for s in range(4)]
+    rules = []
+    for s in range(4):
+        tokens = []
+        for k in draw(st.lists(st.integers(0, 3), min_size=3 if s < 3 else 0, max_size=4, unique=True)):
+            below, above = draw(st.integers(0, 1)), draw(st.integers(0, 1))
+            tokens.append(f"{'SHDC'[k]}:{max(lengths[s][k] - below, 0)}-{min(lengths[s][k] + above, 13)}")
+        if s < 3:
+            lo = max(points[s] - draw(st.integers(0, 5)), 0)
+            tokens.append(draw(st.sampled_from([f"hcp:{lo}+", f"hcp:{lo}-{points[s] + draw(st.integers(0, 5))}"])))
+        rules.append(" ".join(tokens))
+    extra = draw(st.sampled_from(["", "wildcard", "fit", "shape"]))
+    if extra == "wildcard":
+        named = {tok[0] for tok in rules[3].split()}
+        free = [k for k in range(4) if "SHDC"[k] not in named]
+        if free:
+            rules[3] += f" x:{max(lengths[3][k] for k in free)}+"
+    elif extra == "fit":
+        rules[2] += f" fit:{max(lengths[0][k] + lengths[2][k] for k in range(4))}+"
+    elif extra == "shape":
+        seat = draw(st.integers(0, 3))
+        rules[seat] += f" shape:{shape_class(tuple(lengths[seat])).value}"
+    return "; ".join(f"{role} {rule}" for role, rule in zip(("opener", "opp1", "responder", "opp2"), rules) if rule)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(three_hcp_seats())
+def test_agrees_with_the_length_matrices(text):
+    exact = lm.matrix_count(compiled(text))
+    assume(exact is not None)
+    assert exact > 0
+    assert count(text) == exact
