@@ -61,10 +61,10 @@ from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
-from .reasons import BOTH_PARTNERSHIPS, Reason
 from .feasibility import joint_contradiction, why_empty
 from .part_sampler import draw_part
 from .probability import Probability, wilson
+from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
 from .tables import ALL_DEALS

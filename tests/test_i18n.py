@@ -324,6 +324,18 @@ def test_the_same_check_finds_english_in_an_english_build(english):
     assert len(found) >= len(ENGLISH_UI) - 8, sorted(set(ENGLISH_UI) - set(found))
 
 
+def test_every_table_has_header_cells_with_a_scope(italian, empty_builds):
+    """Accessible tables: each has header cells, and each header says what it heads."""
+    tables = 0
+    for out, pages in ((italian, PAGES), (empty_builds["it"], EMPTY_HTML)):
+        for page in pages:
+            for table in re.findall(r"<table\b.*?</table>", (out / page).read_text(encoding="utf-8"), flags=re.S):
+                tables += 1
+                headers = re.findall(r"<th\b[^>]*>", table)
+                assert headers and all(re.search(r'scope="(col|row)"', th) for th in headers), (page, table[:200])
+    assert tables >= 3  # the front page's list and the report's summary at least, in each build
+
+
 def test_the_italian_site_reads_as_italian(italian):
     front = (italian / "index.html").read_text(encoding="utf-8")
     assert "<h1>Convenzioni</h1>" in front and "24 pagine di convenzioni" in front
@@ -442,6 +454,24 @@ def test_the_english_build_of_that_wiki_shows_the_english_the_check_looks_for(em
         fragments = {f.strip(" .,:;()\"'") for f in PLACEHOLDER.split(reason.message) if f}
         assert fragments & left, reason
     assert "The text is 23,999 characters long" in _visible((empty_builds["en"] / "report/index.html").read_text(encoding="utf-8"))
+
+
+def test_the_double_dummy_tables_and_lines_are_italian_too(tmp_path):
+    """The builds above have no double dummy (it is slow here); four deals with their tables,
+    par and the scenario's game/slam line, in Italian, leave no English either."""
+    from test_cli_sync import EXPORT
+
+    export = tmp_path / "export.xml"
+    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", "opener H:5+ hcp:12-21 // opener S:5+; responder S:3+"), encoding="utf-8")
+    state = tmp_path / "state.sqlite"
+    with StateStore(state) as store:
+        sync_from_dump(export, store, SyncSettings())
+    out = tmp_path / "out"
+    assert build(state, BuildSettings(out=out, deals=2)).dd_computed == 4
+    pages = (*PAGES[:1], PAGES[2], *(str(p.relative_to(out)) for p in sorted((out / "conventions").glob("*.html"))))
+    shown = " ".join((out / page).read_text(encoding="utf-8") for page in pages)
+    assert shown.count('<table class="dd"') == 4 and "per la linea dell'apertore" in shown and "Giocante" in shown
+    assert _english_left(out, pages) == []
 
 
 def test_the_report_links_the_edit_that_broke_a_page_and_says_what_its_last_valid_version_meant(state, tmp_path):
