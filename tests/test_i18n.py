@@ -156,6 +156,18 @@ def test_numbers_dates_and_how_often_in_each_language():
     assert language.when(moment, "it") == "1 dic 2026, 11:20 UTC"
 
 
+def test_the_pages_counts_are_written_as_the_language_writes_them():
+    """The game/slam line counts deals: at 1,000 deals a scenario they are grouped."""
+    from types import SimpleNamespace
+
+    from site_builder.html import environment
+
+    summary = SimpleNamespace(dd_summary=SimpleNamespace(analysed=2000, deals=2500, game=1234, slam=17))
+    line = {lang: environment(lang).get_template("dd_summary.html.j2").render(scenario=summary) for lang in ("it", "en")}
+    assert "1.234 su 2.000 smazzate analizzate (di 2.500)" in line["it"]
+    assert "1,234 of 2,000 deals analysed (of 2,500)" in line["en"]
+
+
 # -------------------------------------------------------------------------- words
 
 
