@@ -26,6 +26,7 @@ _voice: ContextVar[str | None] = ContextVar("voice", default=None)
 def speaking(lang: str) -> Iterator[None]:
     """Every message and hint made inside is in `lang` (a catalogue of `language`), its
     numbers written as `lang` writes them ("5.099" in Italian)."""
+    language.translations(lang)  # an unknown language fails here, not at the first message
     token = _voice.set(lang)
     try:
         yield
