@@ -365,7 +365,8 @@ def test_the_italian_site_reads_as_italian(italian):
 # ---------------------------------------------------- scenarios without deals, long texts
 
 #: Pages the sample has none of: scenarios proved empty (each by another proof), one too
-#: rare to deal, one dealt at 1 in about 10^11, DSL past a limit and out of range.
+#: rare to deal, one dealt at 1 in about 10^11, DSL past a limit and out of range, a title
+#: served by page id only.
 EMPTY_PAGES = {
     901: (
         "Vincoli impossibili",
@@ -377,6 +378,7 @@ EMPTY_PAGES = {
     902: ("Rarissima", "opener hcp:22+ S:7+; responder hcp:16+ H:7+; opp1 hcp:2+ D:6+"),
     903: ("Troppo lunga", "opener H:5+ " * 2_000),  # 23,999 characters once the template trims it
     904: ("Quaranta punti", "opener hcp:38+"),
+    905: ("Sputnik/./Varianti", "opener H:5+"),  # a title with no file path: the report says why
 }
 EMPTY_HTML = (*PAGES, *(f"conventions/{pid}.html" for pid in EMPTY_PAGES))
 
@@ -444,6 +446,7 @@ def test_an_italian_build_says_why_scenarios_have_no_deals_in_italian(empty_buil
     assert "nessuna smazzata lo soddisfa (le quattro mani avrebbero bisogno di più di 13 carte di picche)" in report
     # The DSL's limits with the language's numbers, in the report.
     assert "Il testo è lungo 23.999 caratteri; il mirror ne legge al massimo 20.000." in report
+    assert "Titoli pubblicati solo per id di pagina (1)" in report
     # report.json and the deals' JSON keep the English texts, byte for byte.
     doc = json.loads((out / "report/report.json").read_text(encoding="utf-8"))
     assert {r["reason"] for r in doc["unsatisfiable"]} >= {"the four hands would need more than 13 S"}
