@@ -3,17 +3,20 @@ messages and exit statuses)."""
 
 from __future__ import annotations
 
+from .reasons import Reason, too_rare
+
 
 class DealsError(Exception):
     """Base class of the errors of `deals`."""
 
 
 class Unsatisfiable(DealsError):
-    """No deal satisfies the scenario; `reason` says why, for a wiki editor."""
+    """No deal satisfies the scenario; `reason` says why, for a wiki editor (a
+    `deals.reasons.Reason`; an English text of one is read back into it)."""
 
-    def __init__(self, reason: str):
-        self.reason = reason
-        super().__init__(reason)
+    def __init__(self, reason: Reason | str):
+        self.reason = reason if isinstance(reason, Reason) else Reason.read(reason)
+        super().__init__(self.reason.english())
 
 
 class TooRare(DealsError):
@@ -27,10 +30,8 @@ class TooRare(DealsError):
     def __init__(self, proposals: int, upper_bound: float):
         self.proposals = proposals
         self.upper_bound = upper_bound
-        super().__init__(
-            f"no deal found in {proposals} exact draws of the rarer partnership; the scenario may be "
-            f"unsatisfiable, and if not its probability is below {upper_bound:.3g} (95% confidence)"
-        )
+        self.reason = too_rare(proposals, upper_bound)
+        super().__init__(self.reason.english())
 
 
 class NotExpressible(DealsError):

@@ -24,59 +24,58 @@ from dsl.deck import (
     MAX_HAND_HCP,
     MAX_SUIT_HCP,
     SEAT_ROLE,
-    SUIT_LETTERS,
 )
+from dsl.model import SUITS
 
+from . import reasons
+from .reasons import Reason
 from .rules import CompiledScenario, PartRules
 
 
-def why_empty(part: PartRules) -> str:
-    names = [SEAT_ROLE[s].value for s, r in zip(part.seats, part.rules) if not r.is_free]
-    who = " and ".join(names)
-    if part.fits and names:
-        return f"no deal satisfies {who}'s constraints together with the partnership's fit"
+def why_empty(part: PartRules) -> Reason:
+    who = tuple(SEAT_ROLE[s] for s, r in zip(part.seats, part.rules) if not r.is_free)
+    if part.fits and who:
+        return Reason(reasons.WHO_WITH_FIT, who=who)
     if part.fits:
-        return "no deal satisfies the partnership's fit"
-    if len(names) == 1:
-        return f"no hand satisfies {who}'s constraints"
-    return f"no deal satisfies {who}'s constraints together"
+        return Reason(reasons.FIT_ALONE)
+    return Reason(reasons.ONE_HAND if len(who) == 1 else reasons.TOGETHER, who=who)
 
 
 @functools.lru_cache(maxsize=1024)
-def joint_contradiction(compiled: CompiledScenario) -> str | None:
+def joint_contradiction(compiled: CompiledScenario) -> Reason | None:
     """Contradictions between the partnerships that their separate counts cannot see, by
     totals over the four seats (necessary conditions only; see the module docstring).
     Remembered per compiled scenario (a wiki repeats its scenarios' rules)."""
     rules = compiled.seat_rules
     if sum(r.hcp_lo for r in rules) > DECK_HCP:
-        return f"the four hands would need more than the {DECK_HCP} HCP of the deck"
+        return Reason(reasons.DECK_HCP_SHORT, number=DECK_HCP)
     if sum(min(r.hcp_hi, MAX_HAND_HCP) for r in rules) < DECK_HCP:
-        return f"the four hands would hold fewer than the {DECK_HCP} HCP of the deck"
+        return Reason(reasons.DECK_HCP_LEFT, number=DECK_HCP)
     for k in range(4):
         if sum(r.len_lo[k] for r in rules) > CARDS_PER_SUIT:
-            return f"the four hands would need more than {CARDS_PER_SUIT} {SUIT_LETTERS[k]}"
+            return Reason(reasons.SUIT_CARDS, suits=(SUITS[k],), number=CARDS_PER_SUIT)
         if sum(r.shcp_lo[k] for r in rules) > MAX_SUIT_HCP:
-            return f"the four hands would need more than the {MAX_SUIT_HCP} HCP of {SUIT_LETTERS[k]}"
+            return Reason(reasons.SUIT_HCP, suits=(SUITS[k],), number=MAX_SUIT_HCP)
     for part, other in (compiled.parts, compiled.parts[::-1]):
         for fit in part.fits:
             others = [sum(r.len_lo[k] for r in other.rules) for k in fit.suits]
             if all(fit.min + o > CARDS_PER_SUIT for o in others):
-                return "a fit needs cards that the other partnership must hold"
+                return Reason(reasons.FIT_TAKEN)
     for seat, r in enumerate(rules):
         others = [t for t in range(4) if t != seat]
         room = sum(min(r.len_hi[k], CARDS_PER_SUIT - sum(rules[t].len_lo[k] for t in others)) for k in range(4))
         points = sum(min(r.shcp_hi[k], MAX_SUIT_HCP - sum(rules[t].shcp_lo[k] for t in others)) for k in range(4))
         if room < HAND_CARDS:
-            return f"{SEAT_ROLE[seat].value} cannot get {HAND_CARDS} cards from what the other hands leave"
+            return Reason(reasons.SEAT_CARDS, who=(SEAT_ROLE[seat],), number=HAND_CARDS)
         if points < max(r.hcp_lo, sum(r.shcp_lo)):
-            return f"{SEAT_ROLE[seat].value} cannot get its HCP from what the other hands leave"
+            return Reason(reasons.SEAT_HCP, who=(SEAT_ROLE[seat],))
     for k in range(4):
         if not suit_feasible(compiled, k):
-            return f"no way to share the {SUIT_LETTERS[k]} suit among the four hands as the constraints ask"
+            return Reason(reasons.SUIT_SHARE, suits=(SUITS[k],))
     for part in compiled.parts:
         for fit in part.fits:
             if len(fit.suits) > 1 and not any(suit_feasible(compiled, k, (part.seats, fit.min)) for k in fit.suits):
-                return "no suit can give the partnership its fit with what the other hands need"
+                return Reason(reasons.FIT_NO_SUIT)
     return None
 
 

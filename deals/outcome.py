@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from .boards import BoardDeal, page_boards
 from .probability import Probability
+from .reasons import Reason
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,23 +43,28 @@ PROVED_EMPTY = Probability(0, Fraction(0), 0, 0)
 class ScenarioDeals:
     """Scenario `index` (from 1, like the DSL's scenario numbers): its deals, as PBN deal
     strings with the opener North, and its probability; or no deals and the reason why,
-    `unsatisfiable` (proved) or `too_rare` (not proved, and none found)."""
+    `unsatisfiable` (proved) or `too_rare` (not proved, and none found), as data
+    (`deals.reasons`: the JSON says its English, the site says it in its language)."""
 
     index: int
     label: str
     deals: tuple[str, ...]
     probability: Probability
-    unsatisfiable: str | None = None
-    too_rare: str | None = None
+    unsatisfiable: Reason | None = None
+    too_rare: Reason | None = None
 
     def __post_init__(self) -> None:
+        # A reason given as its English text (the JSON's) is read back into its data.
+        for name in ("unsatisfiable", "too_rare"):
+            if isinstance(getattr(self, name), str):
+                object.__setattr__(self, name, Reason.read(getattr(self, name)))
         if (self.unsatisfiable or self.too_rare) and self.deals:
             raise ValueError("an unsatisfiable or too rare scenario has no deals")
         if self.unsatisfiable and self.too_rare:
             raise ValueError("a scenario is unsatisfiable or too rare, not both")
 
     @property
-    def no_deals_reason(self) -> str | None:
+    def no_deals_reason(self) -> Reason | None:
         return self.unsatisfiable or self.too_rare
 
     def to_json(self) -> dict[str, Any]:
@@ -75,14 +81,14 @@ class ScenarioDeals:
         p = self.probability
         out: dict[str, Any] = {"probability": p.value, "probability_exact": p.exact}
         if self.unsatisfiable is not None:
-            out["unsatisfiable"] = self.unsatisfiable
+            out["unsatisfiable"] = self.unsatisfiable.english()
             return out
         if p.fraction is not None:
             out["probability_fraction"] = f"{p.fraction.numerator}/{p.fraction.denominator}"
         else:
             out["probability_ci95"] = [p.low, p.high]
         if self.too_rare is not None:
-            out["too_rare"] = self.too_rare
+            out["too_rare"] = self.too_rare.english()
         return out
 
     @classmethod
@@ -142,7 +148,7 @@ def deal_outcome(
     except Unsatisfiable as exc:
         return ScenarioDeals(index, scenario.label, (), PROVED_EMPTY, unsatisfiable=exc.reason)
     except TooRare as exc:
-        return ScenarioDeals(index, scenario.label, (), Probability(0, None, 0, exc.upper_bound), too_rare=str(exc))
+        return ScenarioDeals(index, scenario.label, (), Probability(0, None, 0, exc.upper_bound), too_rare=exc.reason)
     # The number of draws behind an estimate is not published; without it, the outcome read
     # back from its JSON equals this one.
     return ScenarioDeals(index, scenario.label, tuple(deals), replace(probability, draws=0))

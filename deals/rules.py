@@ -19,7 +19,9 @@ import numpy as np
 from dsl.deck import DECK_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
 from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS
 
+from . import reasons
 from .errors import Unsatisfiable
+from .reasons import Reason
 
 
 @dataclass(frozen=True)
@@ -167,11 +169,8 @@ def compile_position(position: Position | None, fit_suits: frozenset) -> SeatRul
     if position.has_wildcard:
         candidates = tuple(SUIT_INDEX[s] for s in SUITS if s not in position.named_suits and s not in fit_suits)
         if not candidates:
-            named = "".join(s.value for s in SUITS if s in position.named_suits or s in fit_suits)
-            raise Unsatisfiable(
-                f"{position.role.value}'s wildcard (x:/xhcp:) has no candidate suit: "
-                f"{named} are named by the position or by its partnership's fit"
-            )
+            named = tuple(s for s in SUITS if s in position.named_suits or s in fit_suits)
+            raise Unsatisfiable(Reason(reasons.WILDCARD, who=(position.role,), suits=named))
         x_lo, x_hi = _bounds(position.x, MAX_SUIT_LENGTH) if position.x is not None else (0, MAX_SUIT_LENGTH)
         xh_lo, xh_hi = _bounds(position.x_hcp, MAX_SUIT_HCP) if position.x_hcp is not None else (0, MAX_SUIT_HCP)
         wildcard = Wildcard(candidates, x_lo, x_hi, xh_lo, xh_hi)

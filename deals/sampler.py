@@ -67,6 +67,7 @@ from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .part_sampler import draw_part
 from .probability import Probability, wilson
+from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
 from .tables import ALL_DEALS
@@ -222,7 +223,7 @@ class ScenarioSampler:
         # Exact after all unless the scenario is past the counting budget (`exact_cross_count`).
         count = exact_cross_count(self.compiled)
         if count == 0:
-            raise Unsatisfiable("no deal satisfies the constraints of both partnerships together")
+            raise Unsatisfiable(Reason(BOTH_PARTNERSHIPS))
         if count is not None:
             self.probability = Probability.of(Fraction(count, ALL_DEALS))
             self._unproven = []

@@ -62,6 +62,12 @@ def _caret_block(raw: str, error: DslError) -> list[str]:
     return ["    " + before + marked + after, "    " + " " * len(before) + "^" * max(1, len(marked))]
 
 
+def _count(n: int, lang: str) -> str:
+    """A count as `lang` writes it (Babel); English as Python does, the same digits and
+    commas (`str` below a thousand), so an English terminal never loads Babel."""
+    return f"{n:,}" if lang == language.SOURCE else language.number(n, lang)
+
+
 def explain(result: ParseResult, lang: str = language.SOURCE) -> str:
     """The account of `result` in `lang` (its messages are what the parse made them: parse
     inside `messages.speaking(lang)` for them to be in `lang` too)."""
@@ -73,16 +79,16 @@ def explain(result: ParseResult, lang: str = language.SOURCE) -> str:
         labels = ", ".join(printable(s.label) or f"#{i}" for i, s in enumerate(result.scenarios, start=1))
         count = len(result.scenarios)
         return ngettext("valid: %(count)s scenario (%(labels)s)", "valid: %(count)s scenarios (%(labels)s)", count) % {
-            "count": count,
+            "count": _count(count, lang),
             "labels": labels,
         }
     errors = list(result.errors)
     more = errors.pop() if errors[-1].code is ErrorCode.MORE_ERRORS else None
     count = len(errors)
     if more is not None:
-        out = [_("invalid: more than %(count)s errors") % {"count": count}]
+        out = [_("invalid: more than %(count)s errors") % {"count": _count(count, lang)}]
     else:
-        out = [ngettext("invalid: %(count)s error", "invalid: %(count)s errors", count) % {"count": count}]
+        out = [ngettext("invalid: %(count)s error", "invalid: %(count)s errors", count) % {"count": _count(count, lang)}]
     for error in errors[:SHOWN]:
         out.append("")
         where = _("scenario %(scenario)s, line %(line)s, column %(column)s") % {
@@ -96,7 +102,7 @@ def explain(result: ParseResult, lang: str = language.SOURCE) -> str:
         if error.hint:
             out.append("  " + _("hint: %(hint)s") % {"hint": _sentence(error.hint)})
     if count > SHOWN:
-        out.extend(("", _("... and %(count)s more errors not shown here (--json lists them).") % {"count": language.number(count - SHOWN, lang)}))
+        out.extend(("", _("... and %(count)s more errors not shown here (--json lists them).") % {"count": _count(count - SHOWN, lang)}))
     if more is not None:
         out.extend(("", _sentence(more.message)))
     return "\n".join(out)

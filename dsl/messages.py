@@ -9,7 +9,8 @@ which is what the API's JSON keeps (clients read its `message`).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+import string
+from collections.abc import Iterator
 from contextvars import ContextVar
 
 from . import language
@@ -17,21 +18,47 @@ from .errors import ErrorCode
 from .keys import KEYS
 from .language import N_
 
-_say: ContextVar[Callable[[str], str]] = ContextVar("say", default=str)
+#: The language messages are said in now; None: English, as the API's JSON says them.
+_voice: ContextVar[str | None] = ContextVar("voice", default=None)
 
 
 @contextlib.contextmanager
 def speaking(lang: str) -> Iterator[None]:
-    """Every message and hint made inside is in `lang` (a catalogue of `language`)."""
-    token = _say.set(language.translations(lang).gettext)
+    """Every message and hint made inside is in `lang` (a catalogue of `language`), its
+    numbers written as `lang` writes them ("5.099" in Italian)."""
+    language.translations(lang)  # an unknown language fails here, not at the first message
+    token = _voice.set(lang)
     try:
         yield
     finally:
-        _say.reset(token)
+        _voice.reset(token)
 
 
 def _(message: str) -> str:
-    return _say.get()(message)
+    lang = _voice.get()
+    return message if lang is None else language.translations(lang).gettext(message)
+
+
+class _Numbers(string.Formatter):
+    """`str.format` with every number of a message written by Babel for the language (its
+    grouping and digits: `{count:,}` is "4,812" in English, "4.812" in Italian)."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if isinstance(value, int | float) and not isinstance(value, bool) and format_spec in ("", ","):
+            return language.number(value, self.lang)
+        return super().format_field(value, format_spec)
+
+
+def _said(message: str, **fields: object) -> str:
+    """`message` in the language spoken now, its fields filled in. English outside
+    `speaking` is Python's own formatting: the API's JSON text, byte for byte as it was."""
+    lang = _voice.get()
+    if lang is None:
+        return message.format(**fields)
+    return _Numbers(lang).format(_(message), **fields)
 
 
 MESSAGES: dict[ErrorCode, str] = {
@@ -88,11 +115,11 @@ KEY_TOKENS = " ".join(key.token for key in KEYS)
 
 
 def render(code: ErrorCode, **fields: object) -> str:
-    return _(MESSAGES[code]).format(**fields, keys=KEY_TOKENS)
+    return _said(MESSAGES[code], **fields, keys=KEY_TOKENS)
 
 
 def limit_detail(name: str, **fields: object) -> str:
-    return _(LIMIT_DETAILS[name]).format(**fields)
+    return _said(LIMIT_DETAILS[name], **fields)
 
 
 def limit(name: str, **fields: object) -> str:
@@ -100,7 +127,7 @@ def limit(name: str, **fields: object) -> str:
 
 
 def hint(name: str, **fields: object) -> str:
-    return _(HINTS[name]).format(**fields)
+    return _said(HINTS[name], **fields)
 
 
 def measure(name: str) -> str:

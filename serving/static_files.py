@@ -20,6 +20,11 @@ _TYPES = {
     ".htm": "text/html; charset=utf-8",
     ".json": JSON_TYPE,
     ".pbn": "text/plain; charset=utf-8",
+    # The other deals files and scripts are text too (LIN, dealer, Deal 3.1's Tcl); without
+    # these, .lin and .dlr went out as application/octet-stream.
+    ".lin": "text/plain; charset=utf-8",
+    ".dlr": "text/plain; charset=utf-8",
+    ".tcl": "text/plain; charset=utf-8",
     ".txt": "text/plain; charset=utf-8",
     ".css": "text/css; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",

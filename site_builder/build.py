@@ -447,6 +447,7 @@ def render_files(
     files[layout.REPORT_HTML] = render(
         "report.html.j2", lang, root="../", report=report_doc, highlights=highlights, problem_text=PROBLEM_TEXT, title_text=TITLE_TEXT,
         status=status, broken_extra=_broken_views(analyses, report_doc["broken"], links, lang),
+        no_deals={(pid, o.index): o.no_deals_reason for pid, outs in deals.items() for o in outs if o.no_deals_reason},
     )
     files[layout.INDEX_HTML] = render(
         "index.html.j2", lang, root="", pages=_index_rows(analyses, deals), report=report_doc, status_text=STATUS_TEXT, status=status

@@ -5,6 +5,7 @@ says what the convention means. The words come from the typed `Scenario`, never 
 
 from __future__ import annotations
 
+from deals.reasons import Reason
 from dsl import language
 from dsl.deck import ROLE_SEAT
 from dsl.format import format_range
@@ -118,3 +119,25 @@ def describe(scenario: Scenario, lang: str = language.SOURCE) -> list[str]:
 def sentence(scenario: Scenario, lang: str = language.SOURCE) -> str:
     """The whole scenario on one line, as the report shows it."""
     return "; ".join(describe(scenario, lang))
+
+
+def say_reason(reason: Reason, lang: str = language.SOURCE) -> str:
+    """Why a scenario has no deals, in `lang`: its message translated, with the roles and
+    suits named and the numbers written as `lang` does them. English is the JSON's own
+    text, which editors have always read."""
+    if lang == language.SOURCE:
+        return reason.english()
+    _ = language.translations(lang).gettext
+    if not reason.has_fields:
+        return _(reason.message)
+    from babel.lists import format_list
+
+    roles = [_(ROLE_NAMES[role]) for role in reason.who]
+    suits = [_(SUIT_WORDS[suit]) for suit in reason.suits]
+    return _(reason.message).format(
+        who=format_list(roles[:1] + [r.lower() for r in roles[1:]], locale=lang) if roles else "",
+        suit=format_list(suits, locale=lang) if suits else "",
+        suits=format_list(suits, locale=lang) if suits else "",
+        number=language.number(reason.number, lang) if reason.number is not None else "",
+        bound=language.one_in(reason.bound, lang) if reason.bound is not None else "",
+    )

@@ -117,9 +117,9 @@ def report_document(
             scenario = {**where, "scenario": outcome.index, "label": outcome.label}
             p = outcome.probability
             if outcome.unsatisfiable:
-                unsatisfiable.append({**scenario, "reason": outcome.unsatisfiable})
+                unsatisfiable.append({**scenario, "reason": outcome.unsatisfiable.english()})
             elif outcome.too_rare:
-                rare_rows.append({**scenario, "probability": p.high, "probabilityExact": False, "tooRare": outcome.too_rare})
+                rare_rows.append({**scenario, "probability": p.high, "probabilityExact": False, "tooRare": outcome.too_rare.english()})
             elif p.value < rare:
                 rare_rows.append({**scenario, "probability": p.value, "probabilityExact": p.exact})
     def count(status: Status) -> int:

@@ -13,7 +13,7 @@ from dsl import language
 from dsl.deck import SUIT_NAMES
 from store.model import parse_timestamp
 
-from .describe import ROLE_NAMES, SUIT_WORDS
+from .describe import ROLE_NAMES, SUIT_WORDS, say_reason
 from .diagrams import SEAT_NAMES, SUITS_DRAWN, VULNERABILITY_WORDS
 
 
@@ -41,6 +41,7 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     env.filters["one_in"] = functools.partial(language.one_in, lang=lang)
     env.filters["number"] = functools.partial(language.number, lang=lang)
     env.filters["utc"] = functools.partial(_when, lang=lang)
+    env.filters["reason"] = functools.partial(say_reason, lang=lang)
     return env
 
 

@@ -11,7 +11,8 @@ published mirror still holds those bytes, passes `Reused(digest)` to `publish`, 
 hard-links the file, instead of rendering it.
 
 The code's part of the key is a digest of the source files of `site_builder`, `dsl` and
-`deals` (templates included) and of the jinja2 and markupsafe versions, so any change there
+`deals` (templates included), of the program's version (which the PBN's `[Generator]` and
+the scripts' headers name) and of the jinja2 and markupsafe versions, so any change there
 renders everything once, and nothing has to remember to bump a version.
 """
 
@@ -35,8 +36,13 @@ _SUFFIXES = (".py", ".j2", ".css", ".js", ".json", ".lark", ".po")
 @functools.cache
 def code_digest() -> str:
     """A digest of every source file the per-page files are rendered by, and of the versions
-    of the libraries that render them."""
+    of the program and of the libraries that render them."""
+    from store.version import VERSION
+
     digest = hashlib.sha256()
+    # The program's version is in files a page renders ([Generator], the scripts' headers)
+    # though no source below need change with it.
+    digest.update(f"bridgeshape-mirror={VERSION}\0".encode())
     for library in ("jinja2", "markupsafe"):
         digest.update(f"{library}={metadata.version(library)}\0".encode())
     for package in _SOURCES:

@@ -188,6 +188,26 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     assert again.files_reused == 0 and again.changed is False
 
 
+def test_a_new_program_version_renders_the_page_files_again(mirror, monkeypatch):
+    """The PBN's [Generator] and the scripts' headers name the program's version: a new
+    version renders them again though no source of site_builder, dsl or deals changed."""
+    import functools
+
+    import site_builder.render_cache as render_cache
+    import site_builder.sampling as sampling
+    import store.version
+
+    state, out, _ = mirror
+    assert build(state, BuildSettings(out=out, deals=3, dd_budget=0)).files_reused == len(_page_files(out))
+    monkeypatch.setattr(store.version, "VERSION", "99.1", raising=False)
+    monkeypatch.setattr(sampling, "VERSION", "99.1")
+    monkeypatch.setattr(render_cache, "code_digest", functools.cache(render_cache.code_digest.__wrapped__))
+    again = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
+    assert again.files_reused == 0
+    assert '[Generator "bridgeshape-mirror 99.1' in (out / "deals/42.pbn").read_text(encoding="utf-8")
+    assert "bridgeshape-mirror 99.1" in (out / "scripts/42/1.dlr").read_text(encoding="utf-8")
+
+
 def test_a_page_file_missing_from_the_mirror_is_rendered(mirror):
     """The remembered keys are only trusted for files the published mirror still has."""
     state, out, _ = mirror

@@ -103,7 +103,7 @@ def test_every_kind_of_outcome_says_whether_it_is_exact(monkeypatch):
     monkeypatch.setattr(ScenarioSampler, "batches", no_luck)
     rare = deal_outcome(dsl.parse_scenarios(SPLINTER)[0], 1, 2, make_rng(1))
     assert rare.to_json()["probability_exact"] is False
-    assert rare.to_json()["probability_ci95"] == [0, 3.2e-7] and "may be unsatisfiable" in rare.too_rare
+    assert rare.to_json()["probability_ci95"] == [0, 3.2e-7] and "may be unsatisfiable" in rare.too_rare.english()
 
 
 def test_a_failed_outcome_holds_no_deals():

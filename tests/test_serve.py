@@ -157,6 +157,20 @@ def test_static_files(server: MirrorServer, mirror: Path, path: str, file: str, 
     assert answer.body == (mirror / file).read_bytes()
 
 
+def test_the_other_deals_files_and_the_scripts_are_served_as_text(tmp_path: Path) -> None:
+    """LIN, dealer and Deal (Tcl) files, as the build writes them, open in a browser as text."""
+    files = {"deals/42.lin": "qx|o1|md|3SAKQ,HAKQ,DAKQ,CAKQJ|\n", "scripts/42/1.dlr": "condition hcp(north) >= 12\n",
+             "scripts/42/1.tcl": "main { accept }\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with running(tmp_path) as server:
+        for name, text in files.items():
+            answer = mf.fetch(server.url, "/" + name)
+            assert answer.status == 200 and answer.body == text.encode("utf-8"), name
+            assert answer.headers["content-type"] == "text/plain; charset=utf-8", name
+
+
 def test_folder_without_slash_redirects(server: MirrorServer) -> None:
     answer = mf.fetch(server.url, "/report")
     assert answer.status == 301

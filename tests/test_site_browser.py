@@ -686,10 +686,10 @@ def italian(tmp_path_factory) -> Path:
     return _sync_and_build(tmp_path_factory.mktemp("italian"), lang=None)
 
 
-@pytest.fixture(scope="module")
-def printable(tmp_path_factory) -> Path:
-    """10 deals per scenario: Splinter has 60 boards."""
-    return _sync_and_build(tmp_path_factory.mktemp("printable"), lang=None, deals=10)
+@pytest.fixture(scope="module", params=["it", "en"])
+def printable(tmp_path_factory, request) -> Path:
+    """10 deals per scenario: Splinter has 60 boards; in the wiki's language and in English."""
+    return _sync_and_build(tmp_path_factory.mktemp("printable"), lang=None if request.param == "it" else "en", deals=10)
 
 
 OVERFLOW_JS = """
@@ -766,24 +766,28 @@ return out;
 """
 
 
-def test_the_front_page_filters_by_name_and_status(browser, italian):
-    source = (italian / "index.html").read_text(encoding="utf-8")
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_front_page_filters_by_name_and_status(browser, sample, italian, lang):
+    out = sample if lang == "en" else italian
+    source = (out / "index.html").read_text(encoding="utf-8")
     # Without scripts the form stays hidden and every convention is listed.
     assert re.search(r'<form class="filter" id="filter" role="search" hidden>', source)
     assert source.count("<tr class=\"status-") == 24
-    with static_server(italian) as served:
-        assert open_page(browser, served.base + "index.html", "it-filter", full=False) == []
+    with static_server(out) as served:
+        assert open_page(browser, served.base + "index.html", f"{lang}-filter", full=False) == []
         state = browser.execute_script(FILTER_JS)
-    broken = {row["title"] for row in _json(italian, "report/report.json")["broken"] if not row["servingRevid"]}
+    broken = {row["title"] for row in _json(out, "report/report.json")["broken"] if not row["servingRevid"]}
     assert state["shown"] and state["all"] == 24
     assert state["smol"] == ["Smolen"]
     assert set(state["broken"]) == broken and broken
     assert state["both"] == ["Gazzilli"] and state["count"] == "1 / 24"
 
 
-def test_every_deals_file_is_offered_for_download(browser, italian):
-    with static_server(italian) as served:
-        assert open_page(browser, f"{served.base}conventions/{SPLINTER}.html", "it-downloads", full=False) == []
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_every_deals_file_is_offered_for_download(browser, sample, italian, lang):
+    out = sample if lang == "en" else italian
+    with static_server(out) as served:
+        assert open_page(browser, f"{served.base}conventions/{SPLINTER}.html", f"{lang}-downloads", full=False) == []
         links = browser.execute_script(
             "return Array.from(document.querySelectorAll('nav.downloads a')).map(a => [a.getAttribute('href'), a.href, a.hasAttribute('download')])"
         )
@@ -791,7 +795,7 @@ def test_every_deals_file_is_offered_for_download(browser, italian):
         for href, absolute, download in links:
             status, body = _fetch(absolute)
             assert status == 200 and download, href
-            assert body == (italian / href[3:]).read_bytes() and body
+            assert body == (out / href[3:]).read_bytes() and body
 
 
 CONTRAST_JS = """
