@@ -47,6 +47,34 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
     return deal_outcome(job.scenario, job.index, job.count, rng)
 
 
+def sample_jobs(jobs: Sequence[SampleJob]) -> list[ScenarioDeals]:
+    """A worker's share (see `schedule`): its jobs in order, in one process."""
+    return [sample_job(job) for job in jobs]
+
+
+def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
+    """The indices of `jobs` in shares for a pool of worker processes, costliest first.
+
+    Jobs with the same rules (a wiki repeats its hand types, page after page) go into one
+    share, at most `most` together: one process counts them once and reuses its models and
+    counts, where shares spread in page order had two processes count the same scenario at
+    once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
+    workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
+    same however the jobs are spread."""
+    from deals.rules import compile_scenario
+    from deals.sampler import counting_cost
+
+    same: dict[object, list[int]] = {}
+    costs: dict[object, tuple[int, int, int]] = {}
+    for i, job in enumerate(jobs):
+        compiled = compile_scenario(job.scenario)
+        same.setdefault(compiled, []).append(i)
+        costs[compiled] = counting_cost(compiled)
+    shares = [(costs[key], group[start : start + most]) for key, group in same.items() for start in range(0, len(group), max(1, most))]
+    shares.sort(key=lambda share: share[0], reverse=True)  # stable: page order among equals
+    return [indices for _, indices in shares]
+
+
 def seed_key(page_id: int, revid: int, seed: int) -> str:
     """How the `[Generator]` tag names a page's seed: with `sample_job`'s key, and scenario
     n (which the writer adds) its deals can be drawn again."""
