@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PYCACHE = tempfile.mkdtemp(prefix="deals-vs-dealer-pycache-")
 
 SCENARIOS = {
     "A": (
@@ -89,6 +90,10 @@ def timed(cmd: list[str], cwd: Path | None = None, cache: str | None = None) -> 
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if cache is not None:
         env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=cache)
+    # Our modules' bytecode as an installed copy has it, not compiled again in every run
+    # because the caller's environment says PYTHONDONTWRITEBYTECODE (see startup_bench).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", PYCACHE)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
