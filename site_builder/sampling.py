@@ -18,6 +18,7 @@ from store.version import VERSION
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
     from deals.pbn import PbnTag
+    from deals.rules import CompiledScenario
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +65,8 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     from deals.rules import compile_scenario
     from deals.sampler import counting_cost
 
-    same: dict[object, list[int]] = {}
-    costs: dict[object, tuple[int, int, int]] = {}
+    same: dict[CompiledScenario, list[int]] = {}
+    costs: dict[CompiledScenario, tuple[int, int, int]] = {}
     for i, job in enumerate(jobs):
         compiled = compile_scenario(job.scenario)
         same.setdefault(compiled, []).append(i)
