@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
-from store.version import VERSION
 
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
@@ -89,6 +88,7 @@ def pbn_file(
     `extra_tags(board)` gives a board's further supplementary tags (double-dummy results)."""
     from deals.formats import write_all
     from deals.formats.pbn import Writer
+    from store.version import VERSION  # here, not at the top: every worker imports this module
 
     from .status import GENERATOR
 
@@ -114,6 +114,7 @@ def script_files(page_id: int, title: str, scenarios: Sequence[Scenario], outcom
     from deals.scripts.export import script
     from deals.scripts.header import ScriptScenario
     from deals.scripts.render import TARGETS
+    from store.version import VERSION
 
     from . import layout
     from .status import GENERATOR

@@ -33,3 +33,9 @@ def test_serve_help_still_names_the_library_s_default_max_age(capsys):
         assert exc.code == 0
     text = " ".join(capsys.readouterr().out.split())
     assert f"else {ServeSettings.max_age})" in text
+
+
+def test_a_build_worker_s_module_loads_neither_the_templates_nor_the_package_metadata():
+    # What every spawned worker imports to run its share (site_builder.sampling.sample_jobs).
+    loaded = loaded_by("import site_builder.sampling")
+    assert not loaded & {"jinja2", "importlib.metadata", "endplay", "serving.api_headers"}
