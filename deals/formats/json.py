@@ -45,12 +45,10 @@ class Writer(HeldDeals):
             for start in range(0, len(o.deals), _CHUNK):
                 pbns, numbers = o.deals[start : start + _CHUNK], board[start : start + _CHUNK]
                 # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
+                more = self._more if self._deal_fields is not None else _nothing_more
                 lines = [
                     f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
-                    f'"board_pbn": "{dealer}{pbn[1:]}"{self._more(pbn, n)}}}'
-                    if self._deal_fields is not None
-                    else f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
-                    f'"board_pbn": "{dealer}{pbn[1:]}"}}'
+                    f'"board_pbn": "{dealer}{pbn[1:]}"{more(pbn, n)}}}'
                     for pbn, n, (dealer, vulnerable) in zip(pbns, numbers, dealers_and_vulnerabilities(numbers))
                 ]
                 self._out.write(((",\n" if start else "\n") + ",\n".join(lines)).encode("ascii"))
@@ -62,6 +60,10 @@ class Writer(HeldDeals):
         assert self._deal_fields is not None
         extra = self._deal_fields(pbn, board)
         return "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in (extra or {}).items())
+
+
+def _nothing_more(pbn: str, board: int) -> str:
+    return ""
 
 
 _CHUNK = 10_000
