@@ -17,8 +17,10 @@ out from the table when a board's files are written.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from dsl.deck import HAND_CARDS, RANK_LETTERS, ROLE_SEAT, SEAT_LETTERS, SUIT_LETTERS
 from dsl.model import Pair, Role
@@ -34,6 +36,12 @@ BATCH_LIMIT = 40
 #: Tricks a game needs in each strain (3NT, 4 of a major, 5 of a minor), and a small slam.
 GAME_TRICKS: dict[str, int] = {"NT": 9, "S": 10, "H": 10, "D": 11, "C": 11}
 SLAM_TRICKS = 12
+#: The memory DDS may give its transposition tables, all threads together (MB). Left to
+#: itself (endplay's `SetMaxThreads(0)`) it sizes them from the machine's free memory, and a
+#: build's process grew by about 190 MB to 300 MB while solving; at this size it grows by
+#: about 20 MB, at the same tables/s within this machine's noise (16 deals, 3 rounds
+#: alternating with the default, load average 5: 40.6 s against 44.8 s).
+DDS_MEMORY_MB = 60
 
 # DDS's own numbering: strains S H D C NT in its tables, NT S H D C in par contracts.
 _DDS_TABLE_STRAIN = {strain: (4 if strain == "NT" else SUIT_LETTERS.index(strain)) for strain in STRAINS}
@@ -122,7 +130,15 @@ def _dds():
     # endplay loads DDS's shared library (and starts its threads) on import: only when solving.
     import endplay._dds as dds
 
+    _limit_memory(dds)
     return dds
+
+
+@functools.cache
+def _limit_memory(dds: Any) -> None:
+    # endplay wraps neither SetResources nor its arguments; DDS re-sizes its threads' memory
+    # on the call (maxThreads 0: as many threads as cores, as before).
+    dds._dll.SetResources(DDS_MEMORY_MB, 0)
 
 
 def _cards(pbn: str):

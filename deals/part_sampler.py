@@ -213,11 +213,15 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     lb = length_vectors()[pick]
     seat_b = model.seats[1]
     suits = owner.reshape(n, 4, 13)
+    rows = np.arange(n)
     for k in range(4):
         priority = rng.permutations(n, 13)  # a uniform order of the suit's 13 cards
         priority[suits[:, k, :] != -1] = 99  # cards already held come last
-        rank = np.argsort(np.argsort(priority, axis=1), axis=1)
-        take = rank < lb[:, k][:, None]
+        # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort,
+        # not a rank by two argsorts; the free cards' priorities are distinct, and 100 pads
+        # the row for lb = 13).
+        ordered = np.concatenate([np.sort(priority, axis=1), np.full((n, 1), 100, dtype=priority.dtype)], axis=1)
+        take = priority < ordered[rows, lb[:, k]][:, None]
         suits[:, k, :][take] = seat_b
 
 

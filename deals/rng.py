@@ -62,10 +62,11 @@ class Rng:
         equally likely (given distinct keys, all orders are by symmetry)."""
         keys = self._bg.random_raw(n * m).reshape(n, m)
         while True:
-            srt = np.sort(keys, axis=1)
+            order = np.argsort(keys, axis=1)  # one sort: the keys in order are read through it
+            srt = np.take_along_axis(keys, order, axis=1)
             tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
             if not tied.any():
-                return np.argsort(keys, axis=1)
+                return order
             keys[tied] = self._bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
 
 

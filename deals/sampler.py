@@ -372,5 +372,18 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
     return count
 
 
+def counting_cost(compiled: CompiledScenario) -> tuple[int, int, int]:
+    """How costly counting `compiled` is likely to be, as a sort key (larger: costlier), read
+    from its rules alone: both partnerships constrained first (their exact count ties the
+    four hands together: `exact_cross_count`, seconds where one partnership takes
+    hundredths), then the seats with HCP rules, then the constrained seats. A scheduler's
+    guess, never a promise: the costliest jobs go first so that no worker is left with a
+    long one at the end while the others wait."""
+    parts = compiled.constrained_parts
+    rules = [rule for part in parts for rule in part.rules if not rule.is_free]
+    hcp = sum(rule.hcp_lo > FREE.hcp_lo or rule.hcp_hi < FREE.hcp_hi for rule in rules)
+    return len(parts), hcp, len(rules)
+
+
 def _partner(seat: int) -> int:
     return (seat + 2) % 4

@@ -61,7 +61,7 @@ from .manifest import manifest_document
 from .object_store import BucketPublishResult, BucketTarget, publish_folder, record_path
 from .publish import PublishError, Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, lin_file, pbn_file, sample_job, script_files, seed_key
+from .sampling import SampleJob, lin_file, pbn_file, sample_job, sample_jobs, schedule, script_files, seed_key
 from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
 from .title_aliases import TitleTarget, alias_files
 from .wiki_links import WikiLinks
@@ -328,14 +328,17 @@ def _run_jobs(jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted) 
     # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),))
+    results: dict[int, ScenarioDeals] = {}
     try:
-        chunks = max(1, len(jobs) // (workers * 8))
-        results = [_counted(outcome, dealt) for outcome in pool.map(sample_job, jobs, chunksize=chunks)]
+        shares = schedule(jobs, most=max(1, len(jobs) // (workers * 8)))
+        for share, outcomes in zip(shares, pool.map(sample_jobs, [[jobs[i] for i in share] for share in shares])):
+            for i, outcome in zip(share, outcomes, strict=True):
+                results[i] = _counted(outcome, dealt)
     except BaseException:
         stop(pool)  # a signal or a failed job: the workers go now, not when their jobs end
         raise
     pool.shutdown()
-    return results
+    return [results[i] for i in range(len(jobs))]
 
 
 def _counted(outcome: ScenarioDeals, dealt: Callable[[int], None]) -> ScenarioDeals:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
-from store.version import VERSION
 
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
     from deals.pbn import PbnTag
+    from deals.rules import CompiledScenario
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,34 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
     return deal_outcome(job.scenario, job.index, job.count, rng)
 
 
+def sample_jobs(jobs: Sequence[SampleJob]) -> list[ScenarioDeals]:
+    """A worker's share (see `schedule`): its jobs in order, in one process."""
+    return [sample_job(job) for job in jobs]
+
+
+def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
+    """The indices of `jobs` in shares for a pool of worker processes, costliest first.
+
+    Jobs with the same rules (a wiki repeats its hand types, page after page) go into one
+    share, at most `most` together: one process counts them once and reuses its models and
+    counts, where shares spread in page order had two processes count the same scenario at
+    once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
+    workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
+    same however the jobs are spread."""
+    from deals.rules import compile_scenario
+    from deals.sampler import counting_cost
+
+    same: dict[CompiledScenario, list[int]] = {}
+    costs: dict[CompiledScenario, tuple[int, int, int]] = {}
+    for i, job in enumerate(jobs):
+        compiled = compile_scenario(job.scenario)
+        same.setdefault(compiled, []).append(i)
+        costs[compiled] = counting_cost(compiled)
+    shares = [(costs[key], group[start : start + most]) for key, group in same.items() for start in range(0, len(group), max(1, most))]
+    shares.sort(key=lambda share: share[0], reverse=True)  # stable: page order among equals
+    return [indices for _, indices in shares]
+
+
 def seed_key(page_id: int, revid: int, seed: int) -> str:
     """How the `[Generator]` tag names a page's seed: with `sample_job`'s key, and scenario
     n (which the writer adds) its deals can be drawn again."""
@@ -60,6 +88,7 @@ def pbn_file(
     `extra_tags(board)` gives a board's further supplementary tags (double-dummy results)."""
     from deals.formats import write_all
     from deals.formats.pbn import Writer
+    from store.version import VERSION  # here, not at the top: every worker imports this module
 
     from .status import GENERATOR
 
@@ -85,6 +114,7 @@ def script_files(page_id: int, title: str, scenarios: Sequence[Scenario], outcom
     from deals.scripts.export import script
     from deals.scripts.header import ScriptScenario
     from deals.scripts.render import TARGETS
+    from store.version import VERSION
 
     from . import layout
     from .status import GENERATOR

@@ -1,8 +1,10 @@
 """Board numbering, dealer, vulnerability and the turn of a deal (SEMANTICS 5)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from deals.boards import board, page_boards
+from deals.boards import board, board_numbers, dealers_and_vulnerabilities, page_boards
 from dsl.model import Role
 
 # The 16-board cycle as hand records print it, written out independently of the module.
@@ -57,3 +59,24 @@ def test_scenarios_take_turns_and_drop_out_when_used_up():
     ]  # fmt: skip
     assert boards[1].label == "b"
     assert page_boards([]) == () and page_boards([(1, "x", [])]) == ()
+
+
+def scenarios_in_turn(counts):
+    """SEMANTICS 5's numbering told as a loop: scenarios in turn, one deal each, until all are out."""
+    out, number, left = [[] for _ in counts], 1, list(counts)
+    while any(left):
+        for numbers, i in zip(out, range(len(counts))):
+            if left[i]:
+                numbers.append(number)
+                number, left[i] = number + 1, left[i] - 1
+    return out
+
+
+@given(st.lists(st.integers(min_value=0, max_value=40), max_size=8))
+def test_board_numbers_are_the_scenarios_in_turn(counts):
+    assert board_numbers(counts) == scenarios_in_turn(counts)
+
+
+def test_dealers_and_vulnerabilities_of_many_boards_follow_the_cycle():
+    numbers = list(range(1, 50)) + [100_000, 7, 16]
+    assert dealers_and_vulnerabilities(numbers) == [STANDARD[(n - 1) % 16 + 1] for n in numbers]

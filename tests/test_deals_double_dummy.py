@@ -4,6 +4,7 @@ checks, its PBN tags, and the table kept in the state store (store/dd_tables.py)
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from deals.boards import Board, board
 from deals.double_dummy import (
     RESULT_TABLE_TAG,
     STRAINS,
+    DDS_MEMORY_MB,
     DDTable,
     ParContract,
     Summary,
@@ -240,3 +242,27 @@ def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
         assert f"{opener_seat} NT {table.of(Role.OPENER, 'NT'):>2}\r\n" in game
         assert f"{opp2_seat}  C {table.of(Role.OPP2, 'C'):>2}\r\n" in game
         assert '[OptimumScore "NS ' in game and "[ParContract " in game
+
+
+GROWTH_PROBE = """
+import sys
+import deals.double_dummy as dd
+if sys.argv[1] == "unlimited":
+    dd._limit_memory = lambda dds: None
+dd._dds()  # endplay's own start-up allocation, before the measure
+def rss_mb():
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
+before = rss_mb()
+dd.solve_batch(sys.argv[2:])
+print(rss_mb() - before)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc")
+def test_dds_solves_within_its_memory_budget_not_the_machine_s_free_memory():
+    import subprocess
+    import sys
+
+    deals = [DDS_HAND_1, DDS_HAND_3, TOP_CARDS, "N:AT942.AQ4.32.KJ3 QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652"]
+    done = subprocess.run([sys.executable, "-c", GROWTH_PROBE, "limited", *deals], check=True, capture_output=True, text=True)
+    assert int(done.stdout.split()[-1]) < DDS_MEMORY_MB

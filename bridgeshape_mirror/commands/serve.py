@@ -13,12 +13,12 @@ import os
 from pathlib import Path
 
 from serving import DEFAULT_HOST, DEFAULT_PORT, no_mirror_reason
-from serving.api_headers import ServeSettings
 
 from ..config import ConfigError, load
 from ..exit_codes import ExitCode
 from ..logs import setup_logging
 from .build import max_age
+from .common import HelpWithDefaults
 
 log = logging.getLogger("bridgeshape_mirror")
 
@@ -26,6 +26,7 @@ log = logging.getLogger("bridgeshape_mirror")
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
+        formatter_class=HelpWithDefaults,  # the default max-age is read only for --help: serving's modules cost every command
         help="serve the mirror and its api.php (validate answered live) for preview",
         description=(
             "Serve the mirror folder over HTTP with the extension's api.php routes "
@@ -39,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, metavar="N", help=f"port (default $PORT, else {DEFAULT_PORT})")
     parser.add_argument(
         "--max-age", type=max_age, metavar="SECONDS",
-        help=f"Cache-Control max-age of every answer (default: the configuration's, else {ServeSettings.max_age})",
+        help="Cache-Control max-age of every answer (default: the configuration's, else {max_age})",
     )
     parser.add_argument("-q", "--quiet", action="count", default=0, help="warnings and errors only")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="debug output, one line per request")
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> ExitCode:
     from serving import http_server  # the DSL parser comes with it: only when serving
+    from serving.api_headers import ServeSettings
 
     setup_logging(args.verbose - args.quiet)
     try:

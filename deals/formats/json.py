@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO
 
-from ..boards import board_numbers, dealer_and_vulnerable
+from ..boards import board_numbers, dealers_and_vulnerabilities
 from .held import HeldDeals
 
 
@@ -43,20 +43,27 @@ class Writer(HeldDeals):
             head = f'{{"index": {o.index}, "label": {json.dumps(o.label, ensure_ascii=False)}, "deals": ['
             self._out.write((("," if i else "") + "\n" + head).encode("utf-8"))
             for start in range(0, len(o.deals), _CHUNK):
-                lines = []
-                for pbn, n in zip(o.deals[start : start + _CHUNK], board[start : start + _CHUNK]):
-                    dealer, vulnerable = dealer_and_vulnerable(n)
-                    # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
-                    extra = self._deal_fields(pbn, n) if self._deal_fields is not None else None
-                    more = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in (extra or {}).items())
-                    lines.append(
-                        f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
-                        f'"board_pbn": "{dealer}{pbn[1:]}"{more}}}'
-                    )
+                pbns, numbers = o.deals[start : start + _CHUNK], board[start : start + _CHUNK]
+                # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
+                more = self._more if self._deal_fields is not None else _nothing_more
+                lines = [
+                    f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
+                    f'"board_pbn": "{dealer}{pbn[1:]}"{more(pbn, n)}}}'
+                    for pbn, n, (dealer, vulnerable) in zip(pbns, numbers, dealers_and_vulnerabilities(numbers))
+                ]
                 self._out.write(((",\n" if start else "\n") + ",\n".join(lines)).encode("ascii"))
             tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())
             self._out.write((("\n" if o.deals else "") + "]" + tail + "}").encode("utf-8"))
         self._out.write(b"\n]}\n")
+
+    def _more(self, pbn: str, board: int) -> str:
+        assert self._deal_fields is not None
+        extra = self._deal_fields(pbn, board)
+        return "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in (extra or {}).items())
+
+
+def _nothing_more(pbn: str, board: int) -> str:
+    return ""
 
 
 _CHUNK = 10_000

@@ -1,0 +1,41 @@
+"""What the console script loads before it knows its command: every command pays for it
+(and so does every build worker, which spawn starts from the script), so the modules a
+single command needs wait for that command. Timing is `benchmarks/startup_bench.py`'s."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from serving.api_headers import ServeSettings
+
+HEAVY = ("numpy", "lark", "jinja2", "serving.api_headers", "serving.http_server", "endplay", "importlib.metadata")
+
+
+def loaded_by(code: str) -> set[str]:
+    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_the_console_script_loads_no_command_s_heavy_modules_before_parsing():
+    loaded = loaded_by("from bridgeshape_mirror.cli import build_parser\nbuild_parser()")
+    assert not loaded & set(HEAVY)
+
+
+def test_serve_help_still_names_the_library_s_default_max_age(capsys):
+    from bridgeshape_mirror.cli import main
+
+    try:
+        main(["serve", "--help"])
+    except SystemExit as exc:
+        assert exc.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"else {ServeSettings.max_age})" in text
+
+
+def test_a_build_worker_s_module_loads_neither_the_templates_nor_the_package_metadata():
+    # What every spawned worker imports to run its share (site_builder.sampling.sample_jobs).
+    loaded = loaded_by("import site_builder.sampling")
+    assert not loaded & {"jinja2", "importlib.metadata", "endplay", "serving.api_headers"}
