@@ -194,13 +194,11 @@ def test_a_new_program_version_renders_the_page_files_again(mirror, monkeypatch)
     import functools
 
     import site_builder.render_cache as render_cache
-    import site_builder.sampling as sampling
     import store.version
 
     state, out, _ = mirror
     assert build(state, BuildSettings(out=out, deals=3, dd_budget=0)).files_reused == len(_page_files(out))
     monkeypatch.setattr(store.version, "VERSION", "99.1", raising=False)
-    monkeypatch.setattr(sampling, "VERSION", "99.1")
     monkeypatch.setattr(render_cache, "code_digest", functools.cache(render_cache.code_digest.__wrapped__))
     again = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
     assert again.files_reused == 0
