@@ -417,9 +417,16 @@ def render_files(
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes, page_dd[a.page.page_id])
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings, page_dd[a.page.page_id])
         page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
-        scripts = script_files(a.page.page_id, a.page.title, a.scenarios, outcomes)
-        for path, text in scripts.items():
-            page_file(path, key, bytes, text)
+        scripts = set()
+        for path, make in script_files(a.page.page_id, a.page.title, a.scenarios, outcomes):
+            digest = cache.reusable(path, key)
+            if digest is not None:
+                files[path] = Reused(digest)
+            elif (data := make()) is not None:
+                files[path] = cache.rendered(path, key, data)
+            else:
+                continue  # the scenario is not expressible in this script language
+            scripts.add(path)
         published_scripts[a.page.page_id] = frozenset(scripts)
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)

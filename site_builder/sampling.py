@@ -4,6 +4,7 @@ scripts."""
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -106,27 +107,36 @@ def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
     return out.getvalue()
 
 
-def script_files(page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]) -> dict[PurePosixPath, bytes]:
+def script_files(
+    page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]
+) -> list[tuple[PurePosixPath, Callable[[], bytes | None]]]:
     """Each scenario of a page as an exact dealer and Deal 3.1 script (`scripts/<pageId>/<n>`),
-    its header with the scenario's probability. A scenario a language cannot say exactly
-    gets no script in it (and a warning): never an approximate one."""
-    from deals.errors import NotExpressible
-    from deals.scripts.export import script
+    its header with the scenario's probability: the path and how to make it, so that a build
+    reusing the published file renders nothing (rendering a thousand pages' scripts takes
+    seconds). A scenario a language cannot say exactly makes None (and a warning): never an
+    approximate script."""
+    from . import layout
+
+    def make(target: str, chosen, index: int) -> bytes | None:
+        from deals.errors import NotExpressible
+        from deals.scripts.export import script
+        from store.version import VERSION
+
+        from .status import GENERATOR
+
+        try:
+            text = script(target, chosen, title=title, tool=f"{GENERATOR} {VERSION}", total=len(scenarios))
+        except NotExpressible as exc:
+            log.warning("page %s, scenario %s: no %s script: %s", page_id, index, target, exc)
+            return None
+        return text.encode("utf-8")
+
     from deals.scripts.header import ScriptScenario
     from deals.scripts.render import TARGETS
-    from store.version import VERSION
 
-    from . import layout
-    from .status import GENERATOR
-
-    files: dict[PurePosixPath, bytes] = {}
+    files: list[tuple[PurePosixPath, Callable[[], bytes | None]]] = []
     for scenario, outcome in zip(scenarios, outcomes, strict=True):
         chosen = [ScriptScenario(outcome.index, scenario, outcome.probability)]
         for target, (_, suffix) in TARGETS.items():
-            try:
-                text = script(target, chosen, title=title, tool=f"{GENERATOR} {VERSION}", total=len(scenarios))
-            except NotExpressible as exc:
-                log.warning("page %s, scenario %s: no %s script: %s", page_id, outcome.index, target, exc)
-                continue
-            files[layout.script(page_id, outcome.index, suffix)] = text.encode("utf-8")
+            files.append((layout.script(page_id, outcome.index, suffix), functools.partial(make, target, chosen, outcome.index)))
     return files

@@ -188,6 +188,32 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     assert again.files_reused == 0 and again.changed is False
 
 
+def test_reused_scripts_are_not_rendered(mirror, monkeypatch):
+    """A build that reuses a page's published scripts does not render them to find out which
+    exist: an unchanged build makes no script at all, an edited page only its own."""
+    import deals.scripts.export as export
+
+    made: list[str] = []
+    real = export.script
+
+    def counted(target, chosen, **kwargs):
+        made.append(f"{kwargs['title']}/{chosen[0].index}.{target}")
+        return real(target, chosen, **kwargs)
+
+    monkeypatch.setattr(export, "script", counted)
+    state, out, _ = mirror
+    before = {p: b for p, b in files_of(out).items() if p.startswith("scripts/")}
+    build(state, BuildSettings(out=out, deals=3, dd_budget=0))
+    assert made == []
+    assert {p: b for p, b in files_of(out).items() if p.startswith("scripts/")} == before
+    _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
+    build(state, BuildSettings(out=out, deals=3, dd_budget=0))
+    with StateStore(state) as store:
+        title = store.page(42).title
+    assert made and all(m.startswith(f"{title}/") for m in made)
+    assert (out / "scripts/42/1.dlr").is_file() and not (out / "scripts/42/2.dlr").exists()
+
+
 def test_a_new_program_version_renders_the_page_files_again(mirror, monkeypatch):
     """The PBN's [Generator] and the scripts' headers name the program's version: a new
     version renders them again though no source of site_builder, dsl or deals changed."""
