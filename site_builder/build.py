@@ -31,6 +31,7 @@ from dsl.errors import DslError
 from dsl.format import format_scenario
 from serving.api_headers import ServeSettings
 from dsl.language import N_
+from dsl.model import Scenario
 from serving.nginx import render_snippet
 from serving.nginx_errors import error_files as nginx_error_files
 from serving.siteinfo import siteinfo_document
@@ -302,11 +303,14 @@ def _deals(
         for index, scenario in enumerate(a.scenarios, start=1):
             key = (a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             cached = history.cached_deals(*key)
-            if cached is None:
+            outcome = None
+            if cached is not None:
+                with history.store.reading():  # damaged bytes there: the state's fault, exit 5
+                    outcome = ScenarioDeals.from_json(json.loads(cached))
+            if outcome is None or _now_counted_exactly(scenario, outcome):
                 jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             else:
-                with history.store.reading():  # damaged bytes there: the state's fault, exit 5
-                    outcomes[key] = ScenarioDeals.from_json(json.loads(cached))
+                outcomes[key] = outcome
                 used[key] = cached
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
@@ -318,6 +322,19 @@ def _deals(
     for key in sorted(outcomes):
         deals.setdefault(key[0], []).append(outcomes[key])
     return deals, used
+
+
+def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals) -> bool:
+    """Is a kept estimate one this program counts exactly? Then the scenario is dealt again,
+    so that an upgrade makes a page's probabilities exact without waiting for an edit. The
+    count is remembered on disk (`deals.cache`): a scenario still past the budgets costs a
+    lookup per build, not a count."""
+    if not kept.deals or kept.probability.exact:
+        return False
+    from deals.rules import compile_scenario
+    from deals.sampler import exact_cross_count
+
+    return exact_cross_count(compile_scenario(scenario)) is not None
 
 
 def _run_jobs(jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted) -> list[ScenarioDeals]:

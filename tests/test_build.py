@@ -371,3 +371,34 @@ def test_the_state_file_keeps_each_scenario_entry_as_published(mirror):
         published["deals"] = [{"pbn": deal["pbn"]} for deal in published["deals"]]
         assert json.loads(document) == published
         assert json.dumps(published, ensure_ascii=False) == document
+
+
+def test_a_kept_estimate_is_dealt_again_once_it_is_counted_exactly(sample_state_copy, monkeypatch):
+    """Deals are kept per revision; a kept estimate that this program counts exactly (an
+    upgrade) is dealt again and published exact, and a scenario still past the budgets is
+    not dealt again on every build."""
+    import deals.sampler
+    import site_builder.build as build_module
+
+    state, tmp = sample_state_copy
+    monkeypatch.setattr(build_module, "PARALLEL_FROM", 10**9)  # in this process, where the patch is
+    exact = deals.sampler.exact_cross_count
+    monkeypatch.setattr(deals.sampler, "exact_cross_count", lambda compiled: None)  # an older program
+    settings = BuildSettings(out=tmp / "out", deals=2, dd_budget=0)
+    first = build(state, settings)
+
+    def estimated() -> int:
+        return sum(
+            not s["probability_exact"] and bool(s["deals"])
+            for path in (tmp / "out" / "api" / "deals").glob("*.json")
+            for s in json.loads(path.read_text(encoding="utf-8"))["scenarios"]
+        )
+
+    before = estimated()
+    assert before >= 7 and first.deals_drawn == 45
+    assert build(state, settings).deals_drawn == 0  # still past the budgets: kept as it is
+    monkeypatch.setattr(deals.sampler, "exact_cross_count", exact)
+    upgraded = build(state, settings)
+    assert upgraded.deals_drawn == before and upgraded.deals_reused == 45 - before
+    assert estimated() == 0
+    assert build(state, settings).deals_drawn == 0
