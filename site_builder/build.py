@@ -421,9 +421,17 @@ def render_files(
         for a in analyses
     }
 
-    def page_file(path: PurePosixPath, key: str, make, *args) -> None:
+    def page_file(path: PurePosixPath, key: str, make, *args) -> bool:
+        """The file from the published mirror when `key` made it, else made now; False when
+        `make` makes nothing (a scenario a script language cannot say), so there is no file."""
         digest = cache.reusable(path, key)
-        files[path] = Reused(digest) if digest is not None else cache.rendered(path, key, make(*args))
+        if digest is not None:
+            files[path] = Reused(digest)
+        elif (data := make(*args)) is not None:
+            files[path] = cache.rendered(path, key, data)
+        else:
+            return False
+        return True
 
     published_scripts: dict[int, frozenset[PurePosixPath]] = {}
     for a in analyses:
@@ -434,17 +442,8 @@ def render_files(
         page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes, page_dd[a.page.page_id])
         page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings, page_dd[a.page.page_id])
         page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
-        scripts = set()
-        for path, make in script_files(a.page.page_id, a.page.title, a.scenarios, outcomes):
-            digest = cache.reusable(path, key)
-            if digest is not None:
-                files[path] = Reused(digest)
-            elif (data := make()) is not None:
-                files[path] = cache.rendered(path, key, data)
-            else:
-                continue  # the scenario is not expressible in this script language
-            scripts.add(path)
-        published_scripts[a.page.page_id] = frozenset(scripts)
+        scripts = script_files(a.page.page_id, a.page.title, a.scenarios, outcomes)
+        published_scripts[a.page.page_id] = frozenset(path for path, make in scripts if page_file(path, key, make))
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
     for a in analyses:
