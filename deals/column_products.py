@@ -86,7 +86,12 @@ def covers(compiled: CompiledScenario) -> bool:
 
 
 def _per_suit(rule: SeatRule) -> bool:
-    kept = SeatRule(rule.len_lo, rule.len_hi, rule.hcp_lo, rule.hcp_hi, rule.shcp_lo, rule.shcp_hi, rule.wildcard, rule.shape)
+    # The fields counted here, by name: a field SeatRule gains later stays at its default in
+    # `kept`, so a rule that sets it is not taken for one this module covers.
+    kept = SeatRule(
+        len_lo=rule.len_lo, len_hi=rule.len_hi, hcp_lo=rule.hcp_lo, hcp_hi=rule.hcp_hi,
+        shcp_lo=rule.shcp_lo, shcp_hi=rule.shcp_hi, wildcard=rule.wildcard, shape=rule.shape,
+    )
     return rule == kept and not rule.hcp_wildcard
 
 
