@@ -49,19 +49,20 @@ def _length(rng: Range, suit: str, _) -> str:
     return _("%(n)s %(suit)s") % {"n": amount(rng), "suit": suit}
 
 
+def _with_honours(length: str, honours: Range, _) -> str:
+    """A suit's length said with its honour points (a named suit, or the wildcard's suit)."""
+    if honours == NO_HONOURS:
+        return _("%(length)s with no honours") % {"length": length}
+    return _("%(length)s with %(n)s HCP") % {"length": length, "n": amount(honours)}
+
+
 def describe_position(position: Position, lang: str = language.SOURCE) -> str:
     _ = language.translations(lang).gettext
     parts = []
     for suit, rng in position.suits.items():
         text = _length(rng, _(SUIT_WORDS[suit]), _)
         honours = position.suit_hcp.get(suit)
-        if honours is not None:
-            text = (
-                _("%(length)s with no honours") % {"length": text}
-                if honours == NO_HONOURS
-                else _("%(length)s with %(n)s HCP") % {"length": text, "n": amount(honours)}
-            )
-        parts.append(text)
+        parts.append(text if honours is None else _with_honours(text, honours, _))
     if position.x is not None or position.x_hcp is not None:
         another = bool(position.named_suits)
         if position.x is None:
@@ -69,13 +70,7 @@ def describe_position(position: Position, lang: str = language.SOURCE) -> str:
         else:
             words = _("another suit of %(n)s cards") if another else _("a suit of %(n)s cards")
             text = words % {"n": amount(position.x)}
-        if position.x_hcp is not None:
-            text = (
-                _("%(suit)s with no honours") % {"suit": text}
-                if position.x_hcp == NO_HONOURS
-                else _("%(suit)s with %(n)s HCP") % {"suit": text, "n": amount(position.x_hcp)}
-            )
-        parts.append(text)
+        parts.append(text if position.x_hcp is None else _with_honours(text, position.x_hcp, _))
     for suit, rng in position.suit_hcp.items():
         if suit in position.suits:
             continue  # said with the suit's length
