@@ -39,6 +39,17 @@ are exactly uniform.
   draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.
 
+Drawing from the exact counts instead of rejecting (both partnerships constrained). When
+the scenario's rules are HCP totals only (`deals.honour_placements.hcp_only`), its deals are
+drawn straight from the honour-placement count (`deals.placement_draw`: exactly uniform, no
+rejection at all). The rule: a call to `batches` that expects at least `EXACT_DRAW_FROM`
+proposals by rejection (deals asked / the core's exact acceptance rate) builds the drawing
+tables (0.01-0.05 s, the cost of a few thousand proposals; kept for `DRAWS_CACHE_SIZE`
+scenarios) and draws every further deal from them; a smaller call (the mirror's ten deals
+of a common scenario) keeps to rejection, which is cheaper there. So a scenario of
+probability 1e-10 deals as fast as a common one. Every other scenario keeps the core and
+rejection above.
+
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
 HCP of a suit, a fit's cards). A scenario with both partnerships constrained can be empty in
@@ -53,6 +64,7 @@ caller can stream 100,000 deals in bounded memory.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Iterator
 from fractions import Fraction
@@ -65,7 +77,9 @@ from dsl.model import Scenario
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
+from .honour_placements import hcp_only
 from .part_sampler import draw_part
+from .placement_draw import PlacementDraw, scenario_bounds
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
@@ -77,6 +91,10 @@ MIN_ESTIMATE_DRAWS = 20_000
 MAX_EMPTY_DRAWS = 2_000_000
 PROVE_AFTER_DRAWS = 100_000
 SMALL_PARTNERSHIP = 40_000
+#: Expected proposals by rejection from which drawing from the exact counts is cheaper:
+#: building the tables costs about as much as 1,000-5,000 proposals (see the docstring).
+EXACT_DRAW_FROM = 4096
+DRAWS_CACHE_SIZE = 4
 _HCP = np.array(RANK_HCP, dtype=np.int64)
 
 
@@ -180,6 +198,8 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
+        self.exact_draw: PlacementDraw | None = None  # built by `batches` when cheaper than rejection
+        self._drawable = False  # may the deals be drawn from the exact counts?
         if len(parts) <= 1:
             self.models = [pair_model(p) for p in parts]
             for part, model in zip(parts, self.models):
@@ -227,6 +247,7 @@ class ScenarioSampler:
         if count is not None:
             self.probability = Probability.of(Fraction(count, ALL_DEALS))
             self._unproven = []
+        self._drawable = hcp_only(self.compiled)
 
     @property
     def exact(self) -> bool:
@@ -269,6 +290,12 @@ class ScenarioSampler:
     def batches(self, count: int, rng: Rng) -> Iterator[np.ndarray]:
         """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays."""
         left = count
+        if self._drawable and self.exact_draw is None and left / self._expected_rate() >= EXACT_DRAW_FROM:
+            self.exact_draw = placement_draw(tuple(scenario_bounds(self.compiled)))
+        while left > 0 and self.exact_draw is not None:
+            owner = self.exact_draw.draw(min(BATCH, left), rng)
+            left -= owner.shape[0]
+            yield owner
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
             owner = self._proposals(min(BATCH, want), rng)
@@ -329,6 +356,13 @@ class ScenarioSampler:
 
 
 _ESTIMATES: dict = {}  # (compiled scenario, draws) -> accepted draws
+
+
+@functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
+def placement_draw(bounds: tuple[tuple[int, int], ...]) -> PlacementDraw:
+    """The drawing tables of HCP bounds, shared by the scenarios repeating them (at most
+    20 MB each, most well under 2 MB; only read once built)."""
+    return PlacementDraw(list(bounds))
 
 
 def rules_rng(compiled: CompiledScenario) -> Rng:

@@ -156,3 +156,104 @@ def test_big_choice_is_exact():
     assert stat <= critical_value(df)
     with pytest.raises(ValueError):
         BigChoice([0, 0])
+
+
+# --- The sampler's path: when it draws from the exact counts, and what it gives ---
+
+import dsl  # noqa: E402
+from deals.cards import Deal  # noqa: E402
+from deals.predicate import satisfies  # noqa: E402
+from deals.sampler import ScenarioSampler  # noqa: E402
+from test_deals_uniformity import homogeneity, rejection_sample, statistics  # noqa: E402
+
+FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"
+ONE_IN_TEN_BILLION = "opener hcp:33+; opp1 hcp:7+"  # probability 1.3e-10
+
+
+def sampler_of(text: str) -> ScenarioSampler:
+    return ScenarioSampler(dsl.parse_scenarios(text)[0])
+
+
+def dealt(sampler: ScenarioSampler, n: int, seed: int) -> np.ndarray:
+    return np.concatenate(list(sampler.batches(n, make_rng(seed))))
+
+
+def test_a_one_in_ten_billion_scenario_is_drawn_exactly():
+    sampler = sampler_of(ONE_IN_TEN_BILLION)
+    assert 1e-10 < sampler.probability.value < 2e-10
+    rows = dealt(sampler, 300, 4)
+    assert sampler.exact_draw is not None and len(rows) == 300
+    scenario = dsl.parse_scenarios(ONE_IN_TEN_BILLION)[0]
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
+
+
+def test_few_deals_of_a_common_scenario_keep_to_rejection():
+    """Ten deals at an acceptance rate of 0.19 are some 50 proposals: cheaper than the tables."""
+    sampler = sampler_of(FOUR_SEATS)
+    dealt(sampler, 10, 1)
+    assert sampler.exact_draw is None
+    dealt(sampler, 5000, 1)
+    assert sampler.exact_draw is not None
+
+
+def test_exact_path_is_uniform_against_rejection():
+    """Homogeneity with plain shuffle-and-reject deals (numpy's Generator, nothing of
+    `deals`), on the statistics of the uniformity tests."""
+    n = 4000
+    sampler = sampler_of(FOUR_SEATS)
+    mine = dealt(sampler, n, 20261201)
+    assert sampler.exact_draw is not None
+
+    def accept(ln, hc):
+        hcp = hc.sum(axis=2)
+        return (
+            (hcp[:, 0] >= 12) & (hcp[:, 0] <= 21) & (hcp[:, 1] >= 8) & (hcp[:, 1] <= 16)
+            & (hcp[:, 2] >= 6) & (hcp[:, 2] <= 10) & (hcp[:, 3] <= 7)
+        )
+
+    theirs = rejection_sample(accept, n, seed=13)
+    sa = statistics(mine, 0, (), lambda l: l >= 0, lambda h: h >= 0)
+    sb = statistics(theirs, 0, (), lambda l: l >= 0, lambda h: h >= 0)
+    failures = []
+    for name in sa:
+        stat, df = homogeneity(sa[name], sb[name])
+        if stat > critical_value(df):
+            failures.append(f"{name}: chi2 {stat:.1f} > {critical_value(df):.1f} (df {df})")
+    assert not failures, failures
+
+
+def test_same_seed_same_deals_through_the_sampler():
+    a = dealt(sampler_of(FOUR_SEATS), 6000, 9)
+    b = dealt(sampler_of(FOUR_SEATS), 6000, 9)
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, dealt(sampler_of(FOUR_SEATS), 6000, 10))
+
+
+_HCP_BOUND = st.one_of(
+    st.none(),
+    st.tuples(st.integers(0, 25), st.integers(0, 12)).map(lambda t: f"{t[0]}-{t[0] + t[1]}"),
+    st.integers(0, 30).map(lambda lo: f"{lo}+"),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(bounds=st.tuples(_HCP_BOUND, _HCP_BOUND, _HCP_BOUND, _HCP_BOUND), seed=st.integers(0, 2**32))
+def test_random_hcp_scenarios_drawn_exactly_are_legal_and_satisfied(bounds, seed):
+    import deals.sampler as sampler_module
+    from deals.errors import Unsatisfiable
+
+    roles = ("opener", "opp1", "responder", "opp2")
+    text = "; ".join(f"{role} hcp:{b}" for role, b in zip(roles, bounds) if b is not None)
+    if not text:
+        return
+    scenario = dsl.parse_scenarios(text)[0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sampler_module, "EXACT_DRAW_FROM", 0)
+        try:
+            sampler = ScenarioSampler(scenario)
+        except Unsatisfiable:
+            return
+        rows = dealt(sampler, 50, seed)
+    assert len(rows) == 50
+    assert sampler.exact_draw is not None or len(sampler.parts) < 2
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())  # legal too
