@@ -39,7 +39,7 @@ from .rng import Rng
 from .rules import CompiledScenario
 
 #: Pairs of placements examined per block, to bound the temporaries (as the count does).
-_BLOCK = 1 << 22
+_BLOCK = 1 << 20
 
 
 class PlacementDraw:
@@ -63,22 +63,28 @@ class PlacementDraw:
         base = len(honour_hcp) * suits + 1  # a vector of honour counts as one integer
         powers = base ** np.arange(SEATS)
         code1, code2 = c1 @ powers, c2 @ powers
-        pi, pj = [], []
+        top = sum(honour_hcp) * suits
+        binding = [k for k in range(SEATS) if lo[k] > 0 or hi[k] < top]
+        # a seat cannot hold more honours than cards: binds on decks of more honours than a hand
+        crowded = len(honour_hcp) * suits > hand
+        pi, pj, pc = [], [], []
         step = max(1, _BLOCK // max(len(h2), 1))
         for s in range(0, len(h1), step):
             ok = np.ones((len(h1[s : s + step]), len(h2)), dtype=bool)
-            for seat in range(SEATS):
+            for seat in binding:
                 hcp = h1[s : s + step, seat, None].astype(np.int16) + h2[None, :, seat].astype(np.int16)
                 ok &= (hcp >= lo[seat]) & (hcp <= hi[seat])
+            for seat in range(SEATS) if crowded else ():
+                ok &= (c1[s : s + step, seat, None] + c2[None, :, seat]) <= hand
             i, j = np.nonzero(ok)
-            pi.append((i + s).astype(np.int32))
+            i += s
+            pi.append(i.astype(np.int32))
             pj.append(j.astype(np.int32))
-        i, j = np.concatenate(pi), np.concatenate(pj)
-        code = code1[i] + code2[j]
-        held = (code[:, None] // powers[None, :]) % base
-        fits = (held <= hand).all(axis=1)  # a seat cannot hold more honours than cards
-        i, j, code = i[fits], j[fits], code[fits]
-        order = np.argsort(code, kind="stable")
+            pc.append((code1[i] + code2[j]).astype(np.int32))
+            del ok, i, j
+        i, j, code = np.concatenate(pi), np.concatenate(pj), np.concatenate(pc)
+        del pi, pj, pc
+        order = np.argsort(code)  # any fixed order of the pairs within a vector will do
         self._i, self._j = i[order], j[order]
         code = code[order]
         self.cum = np.cumsum(w1[self._i] * w2[self._j])  # at most 4**16 in all: int64

@@ -39,16 +39,23 @@ are exactly uniform.
   draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.
 
-Drawing from the exact counts instead of rejecting (both partnerships constrained). When
-the scenario's rules are HCP totals only (`deals.honour_placements.hcp_only`), its deals are
-drawn straight from the honour-placement count (`deals.placement_draw`: exactly uniform, no
-rejection at all). The rule: a call to `batches` that expects at least `EXACT_DRAW_FROM`
-proposals by rejection (deals asked / the core's exact acceptance rate) builds the drawing
-tables (0.01-0.05 s, the cost of a few thousand proposals; kept for `DRAWS_CACHE_SIZE`
-scenarios) and draws every further deal from them; a smaller call (the mirror's ten deals
-of a common scenario) keeps to rejection, which is cheaper there. So a scenario of
-probability 1e-10 deals as fast as a common one. Every other scenario keeps the core and
-rejection above.
+Drawing from the exact counts (both partnerships constrained, probability exact). One more
+superset can be drawn exactly: the deals where every seat's HCP total is in range, all
+other rules dropped, drawn straight from its honour-placement count (`deals.placement_draw`:
+exactly uniform, no rejection of its own). When the scenario's rules are HCP totals only
+(`deals.honour_placements.hcp_only`) it is the scenario itself: nothing is checked, nothing
+rejected, and a scenario of probability 1e-10 deals as fast as a common one. Otherwise it
+replaces the core when it is rarer (fewer rejections: a scenario rare by its HCP, say
+`opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder hcp:0-1`, rejects 91% instead of 99.9%),
+and the whole scenario is checked as above. The rule: a call to `batches` that expects at
+least `EXACT_DRAW_FROM` proposals by rejection (deals asked / the current core's exact
+acceptance rate), for a scenario of HCP totals only or one whose core accepts less than
+`PLACEMENTS_BELOW_RATE` of its proposals, builds the placement tables (0.05-0.1 s for
+realistic bounds, the cost of a few thousand proposals; up to 0.6 s for loose ones, which
+is why a core that rejects little is left alone; kept for `DRAWS_CACHE_SIZE` sets of bounds)
+and takes them as its core if their superset is the rarer. A smaller call (the mirror's ten
+deals of a common scenario) keeps the core, which is cheaper there. Estimated scenarios
+keep their core (the estimate is a rate of that core's proposals).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -94,6 +101,8 @@ SMALL_PARTNERSHIP = 40_000
 #: Expected proposals by rejection from which drawing from the exact counts is cheaper:
 #: building the tables costs about as much as 1,000-5,000 proposals (see the docstring).
 EXACT_DRAW_FROM = 4096
+#: ... and, unless the scenario is HCP totals only, a core accepting less than this.
+PLACEMENTS_BELOW_RATE = 0.05
 DRAWS_CACHE_SIZE = 4
 _HCP = np.array(RANK_HCP, dtype=np.int64)
 
@@ -198,8 +207,11 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
-        self.exact_draw: PlacementDraw | None = None  # built by `batches` when cheaper than rejection
-        self._drawable = False  # may the deals be drawn from the exact counts?
+        #: The HCP-totals superset drawn exactly (`deals.placement_draw`), once `batches` has
+        #: found it rarer than the core's; it then proposes every deal.
+        self.exact_draw: PlacementDraw | None = None
+        self._placement_tried = True  # only exact scenarios of both partnerships try it
+        self._hcp_only = False
         if len(parts) <= 1:
             self.models = [pair_model(p) for p in parts]
             for part, model in zip(parts, self.models):
@@ -247,13 +259,16 @@ class ScenarioSampler:
         if count is not None:
             self.probability = Probability.of(Fraction(count, ALL_DEALS))
             self._unproven = []
-        self._drawable = hcp_only(self.compiled)
+            self._placement_tried = False
+            self._hcp_only = hcp_only(self.compiled)
 
     @property
     def exact(self) -> bool:
         return self.probability is not None
 
     def _proposals(self, n: int, rng: Rng) -> np.ndarray:
+        if self.exact_draw is not None:
+            return self.exact_draw.draw(n, rng)
         if self.core is None:
             owner = np.full((n, 52), -1, dtype=np.int8)
         else:
@@ -262,6 +277,8 @@ class ScenarioSampler:
 
     def _accept(self, owner: np.ndarray) -> np.ndarray:
         ok = np.ones(owner.shape[0], dtype=bool)
+        if self.exact_draw is not None and self._hcp_only:
+            return ok  # the placements are the scenario itself
         for part in self.checked:
             ok &= part_ok(owner, part)
         return ok
@@ -272,8 +289,33 @@ class ScenarioSampler:
         if self._drawn >= 1000:
             return max(self._accepted, 1) / self._drawn
         if self.probability is not None and self.probability.fraction is not None:
-            return max(float(self.probability.fraction / self.core.superset_probability), 1e-9)
+            return max(float(self.probability.fraction / self._superset_probability), 1e-9)
         return 0.05
+
+    @property
+    def _superset_probability(self) -> Fraction:
+        """The probability of what the proposals are drawn from."""
+        if self.exact_draw is not None:
+            return Fraction(self.exact_draw.count, ALL_DEALS)
+        assert self.core is not None
+        return self.core.superset_probability
+
+    def _try_placements(self, left: int) -> None:
+        """Take the HCP-totals superset as the core when `left` deals would cost at least
+        `EXACT_DRAW_FROM` proposals and it is rarer than the core's (see the docstring)."""
+        rate = self._expected_rate()
+        if self._placement_tried or left / rate < EXACT_DRAW_FROM:
+            return
+        if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE:
+            return
+        self._placement_tried = True
+        bounds = tuple(scenario_bounds(self.compiled))
+        if all(b == (FREE.hcp_lo, FREE.hcp_hi) for b in bounds):
+            return  # no HCP rule: the superset is every deal
+        draw = placement_draw(bounds)
+        if Fraction(draw.count, ALL_DEALS) < self._superset_probability:
+            self.exact_draw = draw
+            self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
     def _prove_or_give_up(self) -> None:
         """No deal found yet: count the partnerships not counted so far (an empty one proves
@@ -290,12 +332,7 @@ class ScenarioSampler:
     def batches(self, count: int, rng: Rng) -> Iterator[np.ndarray]:
         """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays."""
         left = count
-        if self._drawable and self.exact_draw is None and left / self._expected_rate() >= EXACT_DRAW_FROM:
-            self.exact_draw = placement_draw(tuple(scenario_bounds(self.compiled)))
-        while left > 0 and self.exact_draw is not None:
-            owner = self.exact_draw.draw(min(BATCH, left), rng)
-            left -= owner.shape[0]
-            yield owner
+        self._try_placements(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
             owner = self._proposals(min(BATCH, want), rng)
@@ -311,8 +348,7 @@ class ScenarioSampler:
                 yield owner
 
     def _upper_bound(self) -> float:
-        assert self.core is not None
-        return float(self.core.superset_probability) * wilson(self._accepted, self._drawn)[1]
+        return float(self._superset_probability) * wilson(self._accepted, self._drawn)[1]
 
     def estimate_probability(self, rng: Rng, min_draws: int = MIN_ESTIMATE_DRAWS) -> Probability:
         """The exact probability, or (both partnerships constrained) an estimate: from the

@@ -255,5 +255,48 @@ def test_random_hcp_scenarios_drawn_exactly_are_legal_and_satisfied(bounds, seed
             return
         rows = dealt(sampler, 50, seed)
     assert len(rows) == 50
-    assert sampler.exact_draw is not None or len(sampler.parts) < 2
+    assert sampler.exact_draw is not None or len(sampler.parts) < 2 or sampler._expected_rate() == 1
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())  # legal too
+
+
+RARE_BY_HCP = "opener hcp:16+ S:3+; opp1 hcp:13+ H:3+; responder hcp:0-5"  # core accepts 3.9%
+
+
+def test_the_hcp_superset_replaces_a_core_that_rejects_most():
+    sampler = sampler_of(RARE_BY_HCP)
+    core_rate = sampler._expected_rate()
+    assert core_rate < 0.05
+    dealt(sampler, 10, 2)
+    assert sampler.exact_draw is None  # a few deals: the core is cheaper
+    rows = dealt(sampler, 3000, 2)
+    assert sampler.exact_draw is not None and sampler._expected_rate() > 10 * core_rate
+    scenario = dsl.parse_scenarios(RARE_BY_HCP)[0]
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
+
+
+def test_a_core_that_rejects_little_is_kept():
+    """Benchmark C: its core accepts 9.7%, its HCP superset would accept 6.3%."""
+    sampler = sampler_of("opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8")
+    dealt(sampler, 5000, 3)
+    assert sampler.exact_draw is None
+
+
+def test_hcp_superset_and_rejection_is_uniform_against_shuffle_and_reject():
+    n = 2000
+    sampler = sampler_of(RARE_BY_HCP)
+    mine = dealt(sampler, n, 20261202)
+    assert sampler.exact_draw is not None
+
+    def accept(ln, hc):
+        hcp = hc.sum(axis=2)
+        return (hcp[:, 0] >= 16) & (ln[:, 0, 0] >= 3) & (hcp[:, 1] >= 13) & (ln[:, 1, 1] >= 3) & (hcp[:, 2] <= 5)
+
+    theirs = rejection_sample(accept, n, seed=14)
+    sa = statistics(mine, 0, (), lambda l: l >= 0, lambda h: h >= 0)
+    sb = statistics(theirs, 0, (), lambda l: l >= 0, lambda h: h >= 0)
+    failures = []
+    for name in sa:
+        stat, df = homogeneity(sa[name], sb[name])
+        if stat > critical_value(df):
+            failures.append(f"{name}: chi2 {stat:.1f} > {critical_value(df):.1f} (df {df})")
+    assert not failures, failures
