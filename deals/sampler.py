@@ -39,23 +39,29 @@ are exactly uniform.
   draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.
 
-Drawing from the exact counts (both partnerships constrained, probability exact). One more
-superset can be drawn exactly: the deals where every seat's HCP total is in range, all
-other rules dropped, drawn straight from its honour-placement count (`deals.placement_draw`:
-exactly uniform, no rejection of its own). When the scenario's rules are HCP totals only
-(`deals.honour_placements.hcp_only`) it is the scenario itself: nothing is checked, nothing
-rejected, and a scenario of probability 1e-10 deals as fast as a common one. Otherwise it
-replaces the core when it is rarer (fewer rejections: a scenario rare by its HCP, say
-`opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder hcp:0-1`, rejects 91% instead of 99.9%),
-and the whole scenario is checked as above. The rule: a call to `batches` that expects at
-least `EXACT_DRAW_FROM` proposals by rejection (deals asked / the current core's exact
-acceptance rate), for a scenario of HCP totals only or one whose core accepts less than
-`PLACEMENTS_BELOW_RATE` of its proposals, builds the placement tables (0.05-0.1 s for
-realistic bounds, the cost of a few thousand proposals; up to 0.6 s for loose ones, which
-is why a core that rejects little is left alone; kept for `DRAWS_CACHE_SIZE` sets of bounds)
-and takes them as its core if their superset is the rarer. A smaller call (the mirror's ten
-deals of a common scenario) keeps the core, which is cheaper there. Estimated scenarios
-keep their core (the estimate is a rate of that core's proposals).
+Drawing from the exact counts (both partnerships constrained, probability exact). Two more
+supersets of the scenario tie all four seats together and are drawn exactly, with no
+rejection of their own:
+- the deals where every seat's HCP total is in range, all other rules dropped, drawn from
+  the honour-placement count (`deals.placement_draw`). When the scenario's rules are HCP
+  totals only (`deals.honour_placements.hcp_only`) it is the scenario itself: nothing is
+  checked or rejected, and a scenario of probability 1e-10 deals as fast as a common one;
+- the deals whose every suit's lengths pass the per-suit length rules (suit ranges, fits
+  and wildcards in one suit; HCP, shapes and disjunctions over several suits dropped),
+  drawn from the column products' sum with one HCP cell (`deals.length_draw`).
+The rarest of the core and these proposes the deals, and the whole scenario is checked as
+above (a scenario rare by its HCP, `opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder
+hcp:0-1`, then rejects 91% instead of 99.9%; one rare by its lengths, `opener S:8+ hcp:10+;
+opp1 H:8+ hcp:8+`, 62% instead of 99.9%). The rule: a call to `batches` that expects at least
+`EXACT_DRAW_FROM` proposals by rejection (deals asked / the current core's exact acceptance
+rate), for a scenario of HCP totals only or one whose core accepts less than
+`PLACEMENTS_BELOW_RATE` of its proposals, builds these tables (0.05-0.1 s each for
+realistic rules, the cost of a few thousand proposals; placements up to 0.6 s for loose
+HCP bounds, which is why a core that rejects little is left alone; kept for
+`DRAWS_CACHE_SIZE` scenarios) and keeps the rarest. A smaller call (the mirror's ten deals
+of a common scenario) keeps the core, which is cheaper there. Estimated scenarios keep
+their core (the estimate is a rate of that core's proposals). Not covered: a scenario rare
+by its HCP and its lengths at once (each superset alone far larger than it).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -86,6 +92,7 @@ from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only
 from .part_sampler import draw_part
+from .length_draw import LengthDraw
 from .placement_draw import PlacementDraw, scenario_bounds
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
@@ -207,9 +214,9 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
-        #: The HCP-totals superset drawn exactly (`deals.placement_draw`), once `batches` has
-        #: found it rarer than the core's; it then proposes every deal.
-        self.exact_draw: PlacementDraw | None = None
+        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
+        #: `batches` has found it rarer than the core's; it then proposes every deal.
+        self.exact_draw: PlacementDraw | LengthDraw | None = None
         self._placement_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
         if len(parts) <= 1:
@@ -277,7 +284,7 @@ class ScenarioSampler:
 
     def _accept(self, owner: np.ndarray) -> np.ndarray:
         ok = np.ones(owner.shape[0], dtype=bool)
-        if self.exact_draw is not None and self._hcp_only:
+        if isinstance(self.exact_draw, PlacementDraw) and self._hcp_only:
             return ok  # the placements are the scenario itself
         for part in self.checked:
             ok &= part_ok(owner, part)
@@ -300,21 +307,25 @@ class ScenarioSampler:
         assert self.core is not None
         return self.core.superset_probability
 
-    def _try_placements(self, left: int) -> None:
-        """Take the HCP-totals superset as the core when `left` deals would cost at least
-        `EXACT_DRAW_FROM` proposals and it is rarer than the core's (see the docstring)."""
+    def _try_exact_supersets(self, left: int) -> None:
+        """Take the rarest of the HCP-totals and the length superset as the core when `left`
+        deals would cost at least `EXACT_DRAW_FROM` proposals and it is rarer than the core's
+        (see the docstring)."""
         rate = self._expected_rate()
         if self._placement_tried or left / rate < EXACT_DRAW_FROM:
             return
         if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE:
             return
         self._placement_tried = True
+        candidates: list[PlacementDraw | LengthDraw] = []
         bounds = tuple(scenario_bounds(self.compiled))
-        if all(b == (FREE.hcp_lo, FREE.hcp_hi) for b in bounds):
-            return  # no HCP rule: the superset is every deal
-        draw = placement_draw(bounds)
-        if Fraction(draw.count, ALL_DEALS) < self._superset_probability:
-            self.exact_draw = draw
+        if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds):  # else the superset is every deal
+            candidates.append(placement_draw(bounds))
+        if not self._hcp_only:
+            candidates.append(length_draw(self.compiled))
+        best = min(candidates, key=lambda d: d.count, default=None)
+        if best is not None and Fraction(best.count, ALL_DEALS) < self._superset_probability:
+            self.exact_draw = best
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
     def _prove_or_give_up(self) -> None:
@@ -332,7 +343,7 @@ class ScenarioSampler:
     def batches(self, count: int, rng: Rng) -> Iterator[np.ndarray]:
         """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays."""
         left = count
-        self._try_placements(left)
+        self._try_exact_supersets(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
             owner = self._proposals(min(BATCH, want), rng)
@@ -399,6 +410,12 @@ def placement_draw(bounds: tuple[tuple[int, int], ...]) -> PlacementDraw:
     """The drawing tables of HCP bounds, shared by the scenarios repeating them (at most
     20 MB each, most well under 2 MB; only read once built)."""
     return PlacementDraw(list(bounds))
+
+
+@functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
+def length_draw(compiled: CompiledScenario) -> LengthDraw:
+    """The drawing tables of a scenario's length superset (at most a few MB)."""
+    return LengthDraw(compiled)
 
 
 def rules_rng(compiled: CompiledScenario) -> Rng:

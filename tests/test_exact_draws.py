@@ -1,24 +1,36 @@
-"""Exact draws from the counts (`deals.placement_draw`, `deals.exact_choice`): uniform over
-every deal of small decks (enumerated card by card), the joint HCP of two seats against the
-exact counts on the whole deck, every deal legal and satisfying its bounds, determinism per
-seed, and a biased variant that the same test catches."""
+"""Exact draws from the counts (`deals.placement_draw`, `deals.length_draw`,
+`deals.exact_choice`) and the sampler's use of them: uniform over every deal of small decks
+(enumerated card by card), joint HCP and joint lengths of two seats against the exact counts
+on the whole deck, against plain shuffle-and-reject through the sampler, every deal legal and
+satisfying the scenario (`deals.predicate`), determinism per seed, and biased variants that
+the same tests catch."""
 
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 from itertools import combinations
+from math import comb
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_deals_honour_placements import SMALL_DECKS
-from test_deals_uniformity import critical_value
+from test_deals_uniformity import critical_value, homogeneity, rejection_sample, statistics
 
+import dsl
+from deals.cards import Deal
+from deals.column_products import column_count
 from deals.exact_choice import BigChoice, choose_big
 from deals.honour_placements import placement_count
+from deals.length_draw import LengthDraw
 from deals.placement_draw import PlacementDraw
+from deals.predicate import satisfies
 from deals.rng import make_rng
+from deals.rules import compile_scenario
+from deals.sampler import ScenarioSampler
+from deals.tables import ALL_DEALS
 
 
 def values_of(suits, honour_hcp, spots):
@@ -160,11 +172,6 @@ def test_big_choice_is_exact():
 
 # --- The sampler's path: when it draws from the exact counts, and what it gives ---
 
-import dsl  # noqa: E402
-from deals.cards import Deal  # noqa: E402
-from deals.predicate import satisfies  # noqa: E402
-from deals.sampler import ScenarioSampler  # noqa: E402
-from test_deals_uniformity import homogeneity, rejection_sample, statistics  # noqa: E402
 
 FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"
 ONE_IN_TEN_BILLION = "opener hcp:33+; opp1 hcp:7+"  # probability 1.3e-10
@@ -300,3 +307,130 @@ def test_hcp_superset_and_rejection_is_uniform_against_shuffle_and_reject():
         if stat > critical_value(df):
             failures.append(f"{name}: chi2 {stat:.1f} > {critical_value(df):.1f} (df {df})")
     assert not failures, failures
+
+
+# --- The length superset (`deals.length_draw`) ---
+
+
+def compiled_of(text: str):
+    return compile_scenario(dsl.parse_scenarios(text)[0])
+
+
+def test_length_superset_counts_agree():
+    """One seat's suit range against the hypergeometric formula; per-suit ranges of three
+    seats (the superset is then the scenario) against the column products' count."""
+    spades = sum(comb(13, k) * comb(39, 13 - k) for k in range(8, 14)) * comb(39, 13) * comb(26, 13)
+    assert LengthDraw(compiled_of("opener S:8+")).count == spades
+    text = "opener S:5+ H:0-3; opp1 H:5+ C:1-4; responder D:2-4"
+    assert LengthDraw(compiled_of(text)).count == column_count(compiled_of(text))
+    assert LengthDraw(compiled_of("opener S:7+; opp1 S:7+")).count == 0
+
+
+def joint_lengths_fit(draw: LengthDraw, n: int, seed: int) -> tuple[float, int]:
+    """Goodness of fit of (opener's spades, opp1's hearts) in `n` deals of "opener S:6+;
+    opp1 H:6+" against its column products' counts with both lengths pinned."""
+    owner = draw.draw(n, make_rng(seed))
+    spades = (owner[:, 0:13] == 0).sum(axis=1)
+    hearts = (owner[:, 13:26] == 1).sum(axis=1)
+    assert (spades >= 6).all() and (hearts >= 6).all()
+    expected = {}
+    for s in range(6, 14):
+        for h in range(6, 14):
+            cell = column_count(compiled_of(f"opener S:{s}; opp1 H:{h}"))
+            if cell * n >= 5 * draw.count:
+                expected[s, h] = n * cell / draw.count
+    observed = Counter(k for k in zip(spades.tolist(), hearts.tolist()) if k in expected)
+    observed["rest"] = n - sum(observed.values())
+    return chi_square(observed, expected | {"rest": n - sum(expected.values())})
+
+
+def test_length_superset_follows_the_exact_counts_and_a_biased_draw_fails():
+    draw = LengthDraw(compiled_of("opener S:6+; opp1 H:6+"))
+    stat, df = joint_lengths_fit(draw, 20_000, 7)
+    assert stat <= critical_value(df)
+    biased = LengthDraw(compiled_of("opener S:6+; opp1 H:6+"))
+    biased._choice = BigChoice([1] * len(biased._g1))  # groups uniformly, not by their ways
+    stat, df = joint_lengths_fit(biased, 20_000, 7)
+    assert stat > critical_value(df)
+
+
+def test_length_superset_deals_satisfy_pure_length_scenarios():
+    text = "opener S:5+ H:0-3; opp1 H:5+ C:1-4; responder D:2-4"
+    scenario = dsl.parse_scenarios(text)[0]
+    rows = LengthDraw(compiled_of(text)).draw(500, make_rng(11))
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
+
+
+RARE_BY_LENGTHS = "opener S:6+ hcp:8+; opp1 H:6+ hcp:6+"
+
+
+def test_length_superset_and_rejection_is_uniform_against_shuffle_and_reject(monkeypatch):
+    import deals.sampler as sampler_module
+
+    monkeypatch.setattr(sampler_module, "PLACEMENTS_BELOW_RATE", 1.0)  # a cost rule, not one of correctness
+    n = 2000
+    sampler = sampler_of(RARE_BY_LENGTHS)
+    mine = dealt(sampler, n, 20261203)
+    assert isinstance(sampler.exact_draw, LengthDraw)
+    scenario = dsl.parse_scenarios(RARE_BY_LENGTHS)[0]
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in mine.tolist())
+
+    def accept(ln, hc):
+        hcp = hc.sum(axis=2)
+        return (ln[:, 0, 0] >= 6) & (hcp[:, 0] >= 8) & (ln[:, 1, 1] >= 6) & (hcp[:, 1] >= 6)
+
+    theirs = rejection_sample(accept, n, seed=15)
+    sa = statistics(mine, 0, (), lambda l: l >= 0, lambda h: h >= 0)
+    sb = statistics(theirs, 0, (), lambda l: l >= 0, lambda h: h >= 0)
+    failures = []
+    for name in sa:
+        stat, df = homogeneity(sa[name], sb[name])
+        if stat > critical_value(df):
+            failures.append(f"{name}: chi2 {stat:.1f} > {critical_value(df):.1f} (df {df})")
+    assert not failures, failures
+
+
+def test_a_scenario_rare_by_its_lengths_gets_the_length_superset():
+    sampler = sampler_of("opener S:8+ hcp:10+; opp1 H:8+ hcp:8+")  # 2e-6; its core accepts 0.1%
+    rows = dealt(sampler, 2000, 5)
+    assert isinstance(sampler.exact_draw, LengthDraw) and sampler._expected_rate() > 0.3
+    scenario = dsl.parse_scenarios("opener S:8+ hcp:10+; opp1 H:8+ hcp:8+")[0]
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
+
+
+_LENGTH_RANGE = st.one_of(
+    st.none(),
+    st.tuples(st.sampled_from("SHDC"), st.integers(0, 9), st.integers(0, 4)).map(lambda t: f"{t[0]}:{t[1]}-{t[1] + t[2]}"),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rules=st.lists(st.tuples(_LENGTH_RANGE, _LENGTH_RANGE), min_size=4, max_size=4), seed=st.integers(0, 2**32))
+def test_random_length_scenarios_drawn_exactly_are_legal_and_satisfied(rules, seed):
+    """Any per-suit length ranges on the four seats (the superset is then the scenario),
+    through the sampler with the cost rules off."""
+    import deals.sampler as sampler_module
+    from deals.errors import Unsatisfiable
+
+    roles = ("opener", "opp1", "responder", "opp2")
+    text = "; ".join(
+        f"{role} {' '.join(r for r in pair if r)}" for role, pair in zip(roles, rules) if any(pair)
+    )
+    if not text:
+        return
+    try:
+        scenario = dsl.parse_scenarios(text)[0]
+    except dsl.InvalidDsl:
+        return  # the same suit twice for one seat
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sampler_module, "EXACT_DRAW_FROM", 0)
+        patch.setattr(sampler_module, "PLACEMENTS_BELOW_RATE", 2.0)
+        try:
+            sampler = ScenarioSampler(scenario)
+        except Unsatisfiable:
+            return
+        rows = dealt(sampler, 40, seed)
+    assert len(rows) == 40
+    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
+    if sampler.probability is not None and len(sampler.parts) == 2 and sampler.exact_draw is not None:
+        assert Fraction(sampler.exact_draw.count, ALL_DEALS) >= sampler.probability.fraction
