@@ -52,7 +52,7 @@ rejection of their own:
 The rarest of the core and these proposes the deals, and the whole scenario is checked as
 above (a scenario rare by its HCP, `opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder
 hcp:0-1`, then rejects 91% instead of 99.9%; one rare by its lengths, `opener S:8+ hcp:10+;
-opp1 H:8+ hcp:8+`, 62% instead of 99.9%). The rule: a call to `batches` that expects at least
+opp1 H:8+ hcp:8+`, 62% instead of 99.7%). The rule: a call to `batches` that expects at least
 `EXACT_DRAW_FROM` proposals by rejection (deals asked / the current core's exact acceptance
 rate), for a scenario of HCP totals only or one whose core accepts less than
 `PLACEMENTS_BELOW_RATE` of its proposals, builds these tables (0.05-0.1 s each for
@@ -91,8 +91,8 @@ from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only
-from .part_sampler import draw_part
 from .length_draw import LengthDraw
+from .part_sampler import draw_part
 from .placement_draw import PlacementDraw, scenario_bounds
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
@@ -110,7 +110,8 @@ SMALL_PARTNERSHIP = 40_000
 EXACT_DRAW_FROM = 4096
 #: ... and, unless the scenario is HCP totals only, a core accepting less than this.
 PLACEMENTS_BELOW_RATE = 0.05
-DRAWS_CACHE_SIZE = 4
+#: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
+DRAWS_CACHE_SIZE = 2
 _HCP = np.array(RANK_HCP, dtype=np.int64)
 
 
@@ -217,7 +218,7 @@ class ScenarioSampler:
         #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
         #: `batches` has found it rarer than the core's; it then proposes every deal.
         self.exact_draw: PlacementDraw | LengthDraw | None = None
-        self._placement_tried = True  # only exact scenarios of both partnerships try it
+        self._supersets_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
         if len(parts) <= 1:
             self.models = [pair_model(p) for p in parts]
@@ -266,7 +267,7 @@ class ScenarioSampler:
         if count is not None:
             self.probability = Probability.of(Fraction(count, ALL_DEALS))
             self._unproven = []
-            self._placement_tried = False
+            self._supersets_tried = False
             self._hcp_only = hcp_only(self.compiled)
 
     @property
@@ -312,11 +313,11 @@ class ScenarioSampler:
         deals would cost at least `EXACT_DRAW_FROM` proposals and it is rarer than the core's
         (see the docstring)."""
         rate = self._expected_rate()
-        if self._placement_tried or left / rate < EXACT_DRAW_FROM:
+        if self._supersets_tried or left / rate < EXACT_DRAW_FROM:
             return
         if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE:
             return
-        self._placement_tried = True
+        self._supersets_tried = True
         candidates: list[PlacementDraw | LengthDraw] = []
         bounds = tuple(scenario_bounds(self.compiled))
         if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds):  # else the superset is every deal
@@ -407,8 +408,8 @@ _ESTIMATES: dict = {}  # (compiled scenario, draws) -> accepted draws
 
 @functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
 def placement_draw(bounds: tuple[tuple[int, int], ...]) -> PlacementDraw:
-    """The drawing tables of HCP bounds, shared by the scenarios repeating them (at most
-    20 MB each, most well under 2 MB; only read once built)."""
+    """The drawing tables of HCP bounds, shared by the scenarios repeating them (only read
+    once built)."""
     return PlacementDraw(list(bounds))
 
 
