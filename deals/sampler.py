@@ -90,7 +90,7 @@ from dsl.model import Scenario
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
-from .honour_placements import hcp_only
+from .honour_placements import hcp_only, placement_count
 from .length_draw import LengthDraw
 from .part_sampler import draw_part
 from .placement_draw import PlacementDraw, scenario_bounds
@@ -318,15 +318,15 @@ class ScenarioSampler:
         if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE:
             return
         self._supersets_tried = True
-        candidates: list[PlacementDraw | LengthDraw] = []
+        best = self._superset_probability * ALL_DEALS  # a count, to beat
+        lengths = None if self._hcp_only else length_draw(self.compiled)
+        if lengths is not None and lengths.count < best:
+            self.exact_draw, best = lengths, lengths.count
         bounds = tuple(scenario_bounds(self.compiled))
-        if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds):  # else the superset is every deal
-            candidates.append(placement_draw(bounds))
-        if not self._hcp_only:
-            candidates.append(length_draw(self.compiled))
-        best = min(candidates, key=lambda d: d.count, default=None)
-        if best is not None and Fraction(best.count, ALL_DEALS) < self._superset_probability:
-            self.exact_draw = best
+        # The placements' count first: their tables (up to 25 MB for loose bounds) only if kept.
+        if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds) and placement_count(list(bounds)) < best:
+            self.exact_draw = placement_draw(bounds)
+        if self.exact_draw is not None:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
     def _prove_or_give_up(self) -> None:
