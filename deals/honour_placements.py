@@ -119,3 +119,29 @@ def placement_count(
             continue
         total += int(sums[code]) * factorial(spots) // prod(factorial(hand - h) for h in held)
     return total
+
+
+# --- Accessors for drawing (`deals.placement_draw`): the same tables the count reads. ---
+
+
+def half_placements(
+    honour_hcp: tuple[int, ...] = HONOUR_HCP, suits: int = len(SUIT_LETTERS)
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]:
+    """The placements of each half of the honour ranks, as `placement_count` pairs them: per
+    half, `(hcp, count, weight, ranks)`, where `ranks[p, r]` is placement p's composition (an
+    index into `rank_compositions(suits)`) of the half's r-th rank."""
+    compositions = rank_compositions(suits)
+    ways = np.array([factorial(suits) // prod(factorial(int(a)) for a in c) for c in compositions], dtype=np.int64)
+    half = len(honour_hcp) // 2
+    out = []
+    for hcps in (honour_hcp[:half], honour_hcp[half:]):
+        hcp, count, weight = _ranks(hcps, compositions, ways)
+        # `_ranks` nests the ranks first-major: placement p is, in mixed radix, its ranks' compositions
+        ranks = np.indices((len(compositions),) * len(hcps)).reshape(len(hcps), -1).T if hcps else np.zeros((1, 0), int)
+        out.append((hcp, count, weight, np.ascontiguousarray(ranks)))
+    return tuple(out)
+
+
+def rank_compositions(suits: int = len(SUIT_LETTERS)) -> np.ndarray:
+    """`(m, 4)`: the ways the `suits` cards of one rank split among the seats (counts per seat)."""
+    return _compositions(suits, SEATS)

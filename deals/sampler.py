@@ -39,6 +39,30 @@ are exactly uniform.
   draws from a generator seeded by the compiled scenario (`rules_rng`), so every page repeating the rules gets the same estimate,
   computed once per process and remembered on disk.
 
+Drawing from the exact counts (both partnerships constrained, probability exact). Two more
+supersets of the scenario tie all four seats together and are drawn exactly, with no
+rejection of their own:
+- the deals where every seat's HCP total is in range, all other rules dropped, drawn from
+  the honour-placement count (`deals.placement_draw`). When the scenario's rules are HCP
+  totals only (`deals.honour_placements.hcp_only`) it is the scenario itself: nothing is
+  checked or rejected, and a scenario of probability 1e-10 deals as fast as a common one;
+- the deals whose every suit's lengths pass the per-suit length rules (suit ranges, fits
+  and wildcards in one suit; HCP, shapes and disjunctions over several suits dropped),
+  drawn from the column products' sum with one HCP cell (`deals.length_draw`).
+The rarest of the core and these proposes the deals, and the whole scenario is checked as
+above (a scenario rare by its HCP, `opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder
+hcp:0-1`, then rejects 91% instead of 99.9%; one rare by its lengths, `opener S:8+ hcp:10+;
+opp1 H:8+ hcp:8+`, 62% instead of 99.7%). The rule: a call to `batches` that expects at least
+`EXACT_DRAW_FROM` proposals by rejection (deals asked / the current core's exact acceptance
+rate), for a scenario of HCP totals only or one whose core accepts less than
+`PLACEMENTS_BELOW_RATE` of its proposals, builds these tables (0.05-0.1 s each for
+realistic rules, the cost of a few thousand proposals; placements up to 0.6 s for loose
+HCP bounds, which is why a core that rejects little is left alone; kept for
+`DRAWS_CACHE_SIZE` scenarios) and keeps the rarest. A smaller call (the mirror's ten deals
+of a common scenario) keeps the core, which is cheaper there. Estimated scenarios keep
+their core (the estimate is a rate of that core's proposals). Not covered: a scenario rare
+by its HCP and its lengths at once (each superset alone far larger than it).
+
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
 HCP of a suit, a fit's cards). A scenario with both partnerships constrained can be empty in
@@ -53,6 +77,7 @@ caller can stream 100,000 deals in bounded memory.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Iterator
 from fractions import Fraction
@@ -65,7 +90,10 @@ from dsl.model import Scenario
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
+from .honour_placements import hcp_only, placement_count
+from .length_draw import LengthDraw
 from .part_sampler import draw_part
+from .placement_draw import PlacementDraw, scenario_bounds
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
@@ -77,6 +105,13 @@ MIN_ESTIMATE_DRAWS = 20_000
 MAX_EMPTY_DRAWS = 2_000_000
 PROVE_AFTER_DRAWS = 100_000
 SMALL_PARTNERSHIP = 40_000
+#: Expected proposals by rejection from which drawing from the exact counts is cheaper:
+#: building the tables costs about as much as 1,000-5,000 proposals (see the docstring).
+EXACT_DRAW_FROM = 4096
+#: ... and, unless the scenario is HCP totals only, a core accepting less than this.
+PLACEMENTS_BELOW_RATE = 0.05
+#: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
+DRAWS_CACHE_SIZE = 2
 _HCP = np.array(RANK_HCP, dtype=np.int64)
 
 
@@ -180,6 +215,11 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
+        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
+        #: `batches` has found it rarer than the core's; it then proposes every deal.
+        self.exact_draw: PlacementDraw | LengthDraw | None = None
+        self._supersets_tried = True  # only exact scenarios of both partnerships try it
+        self._hcp_only = False
         if len(parts) <= 1:
             self.models = [pair_model(p) for p in parts]
             for part, model in zip(parts, self.models):
@@ -227,12 +267,16 @@ class ScenarioSampler:
         if count is not None:
             self.probability = Probability.of(Fraction(count, ALL_DEALS))
             self._unproven = []
+            self._supersets_tried = False
+            self._hcp_only = hcp_only(self.compiled)
 
     @property
     def exact(self) -> bool:
         return self.probability is not None
 
     def _proposals(self, n: int, rng: Rng) -> np.ndarray:
+        if self.exact_draw is not None:
+            return self.exact_draw.draw(n, rng)
         if self.core is None:
             owner = np.full((n, 52), -1, dtype=np.int8)
         else:
@@ -241,6 +285,8 @@ class ScenarioSampler:
 
     def _accept(self, owner: np.ndarray) -> np.ndarray:
         ok = np.ones(owner.shape[0], dtype=bool)
+        if isinstance(self.exact_draw, PlacementDraw) and self._hcp_only:
+            return ok  # the placements are the scenario itself
         for part in self.checked:
             ok &= part_ok(owner, part)
         return ok
@@ -251,8 +297,37 @@ class ScenarioSampler:
         if self._drawn >= 1000:
             return max(self._accepted, 1) / self._drawn
         if self.probability is not None and self.probability.fraction is not None:
-            return max(float(self.probability.fraction / self.core.superset_probability), 1e-9)
+            return max(float(self.probability.fraction / self._superset_probability), 1e-9)
         return 0.05
+
+    @property
+    def _superset_probability(self) -> Fraction:
+        """The probability of what the proposals are drawn from."""
+        if self.exact_draw is not None:
+            return Fraction(self.exact_draw.count, ALL_DEALS)
+        assert self.core is not None
+        return self.core.superset_probability
+
+    def _try_exact_supersets(self, left: int) -> None:
+        """Take the rarest of the HCP-totals and the length superset as the core when `left`
+        deals would cost at least `EXACT_DRAW_FROM` proposals and it is rarer than the core's
+        (see the docstring)."""
+        rate = self._expected_rate()
+        if self._supersets_tried or left / rate < EXACT_DRAW_FROM:
+            return
+        if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE:
+            return
+        self._supersets_tried = True
+        best = self._superset_probability * ALL_DEALS  # a count, to beat
+        lengths = None if self._hcp_only else length_draw(self.compiled)
+        if lengths is not None and lengths.count < best:
+            self.exact_draw, best = lengths, lengths.count
+        bounds = tuple(scenario_bounds(self.compiled))
+        # The placements' count first: their tables (up to 25 MB for loose bounds) only if kept.
+        if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds) and placement_count(list(bounds)) < best:
+            self.exact_draw = placement_draw(bounds)
+        if self.exact_draw is not None:
+            self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
     def _prove_or_give_up(self) -> None:
         """No deal found yet: count the partnerships not counted so far (an empty one proves
@@ -269,6 +344,7 @@ class ScenarioSampler:
     def batches(self, count: int, rng: Rng) -> Iterator[np.ndarray]:
         """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays."""
         left = count
+        self._try_exact_supersets(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
             owner = self._proposals(min(BATCH, want), rng)
@@ -284,8 +360,7 @@ class ScenarioSampler:
                 yield owner
 
     def _upper_bound(self) -> float:
-        assert self.core is not None
-        return float(self.core.superset_probability) * wilson(self._accepted, self._drawn)[1]
+        return float(self._superset_probability) * wilson(self._accepted, self._drawn)[1]
 
     def estimate_probability(self, rng: Rng, min_draws: int = MIN_ESTIMATE_DRAWS) -> Probability:
         """The exact probability, or (both partnerships constrained) an estimate: from the
@@ -329,6 +404,19 @@ class ScenarioSampler:
 
 
 _ESTIMATES: dict = {}  # (compiled scenario, draws) -> accepted draws
+
+
+@functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
+def placement_draw(bounds: tuple[tuple[int, int], ...]) -> PlacementDraw:
+    """The drawing tables of HCP bounds, shared by the scenarios repeating them (only read
+    once built)."""
+    return PlacementDraw(list(bounds))
+
+
+@functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
+def length_draw(compiled: CompiledScenario) -> LengthDraw:
+    """The drawing tables of a scenario's length superset (at most a few MB)."""
+    return LengthDraw(compiled)
 
 
 def rules_rng(compiled: CompiledScenario) -> Rng:

@@ -1,0 +1,55 @@
+"""Exact weighted draws among weights that are Python ints, too large for int64.
+
+`choose_big(weights, n, rng)` draws `n` indices, each with probability exactly
+weight / sum(weights). The weights are rounded up to multiples of 2**s, with s the least
+shift that keeps their total inside int64; an index i is drawn by the rounded weights
+(`Rng.choose_cumulative`) and kept with probability W_i / (ceil(W_i / 2**s) * 2**s) by an
+exact comparison U < W_i, where U is uniform below the rounded weight and is made of two
+int64 draws (its quotient and remainder by 2**s). Overall, i comes out with probability
+W_i / (2**s * sum of the rounded weights): proportional to W_i. A rejected index is drawn
+again; the rejections are at most (number of weights) in 2**62 of the draws.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rng import Rng
+
+#: The rounded total stays below this (leaving room for the rounding of every weight).
+_TOTAL_BITS = 62
+
+
+class BigChoice:
+    """The prepared tables of one list of non-negative Python-int weights (total > 0)."""
+
+    def __init__(self, weights: list[int]):
+        total = sum(weights)
+        if total <= 0 or min(weights) < 0:
+            raise ValueError("weights must be non-negative with a positive total")
+        self.shift = max(0, total.bit_length() + max(len(weights), 1).bit_length() - _TOTAL_BITS)
+        if self.shift > 62:
+            raise ValueError("weights past 2**124 are not supported")
+        unit = 1 << self.shift
+        rounded = [-(-w // unit) for w in weights]
+        self.rounded = np.array(rounded, dtype=np.int64)
+        self.cum = np.cumsum(self.rounded)
+        # W_i = high_i * 2**s + low_i, compared against U = q * 2**s + r
+        self.high = np.array([w >> self.shift for w in weights], dtype=np.int64)
+        self.low = np.array([w & (unit - 1) for w in weights], dtype=np.int64)
+
+    def draw(self, n: int, rng: Rng) -> np.ndarray:
+        out = np.empty(0, dtype=np.int64)
+        while len(out) < n:
+            idx = rng.choose_cumulative(self.cum, n - len(out))
+            if self.shift:
+                q = rng.below(self.rounded[idx])
+                r = rng.below(np.full(len(idx), 1 << self.shift, dtype=np.int64))
+                keep = (q < self.high[idx]) | ((q == self.high[idx]) & (r < self.low[idx]))
+                idx = idx[keep]
+            out = np.concatenate([out, idx])
+        return out
+
+
+def choose_big(weights: list[int], n: int, rng: Rng) -> np.ndarray:
+    return BigChoice(weights).draw(n, rng)
