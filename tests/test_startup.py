@@ -39,3 +39,16 @@ def test_a_build_worker_s_module_loads_neither_the_templates_nor_the_package_met
     # What every spawned worker imports to run its share (site_builder.sampling.sample_jobs).
     loaded = loaded_by("import site_builder.sampling")
     assert not loaded & {"jinja2", "importlib.metadata", "endplay", "serving.api_headers"}
+
+
+def test_one_deal_in_json_reads_neither_lark_nor_the_package_metadata():
+    # The version is printed by PBN only (its [Generator] tag, tests/test_deals_cli.py).
+    run = "from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1']) == 0"
+    loaded = loaded_by(run)
+    assert "numpy" in loaded  # it did deal
+    assert not loaded & {"lark", "regex", "importlib.metadata", "jinja2", "endplay"}
+
+
+def test_validate_loads_neither_lark_nor_numpy():
+    loaded = loaded_by("from bridgeshape_mirror.cli import main\nassert main(['validate', 'opener hcp:12+']) == 0")
+    assert not loaded & {"lark", "regex", "numpy", "importlib.metadata", "jinja2"}
