@@ -5,6 +5,7 @@ single command needs wait for that command. Timing is `benchmarks/startup_bench.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -52,3 +53,19 @@ def test_one_deal_in_json_reads_neither_lark_nor_the_package_metadata():
 def test_validate_loads_neither_lark_nor_numpy():
     loaded = loaded_by("from bridgeshape_mirror.cli import main\nassert main(['validate', 'opener hcp:12+']) == 0")
     assert not loaded & {"lark", "regex", "numpy", "importlib.metadata", "jinja2"}
+
+
+def _threads_after_a_deal(env: dict[str, str]) -> tuple[int, str]:
+    code = (
+        "import os\nfrom bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1']) == 0\n"
+        "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS', '-'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+    threads, setting = done.stdout.splitlines()[-1].split()
+    return int(threads), setting
+
+
+def test_the_console_script_starts_numpy_s_blas_with_one_thread_unless_told_otherwise():
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    assert _threads_after_a_deal(env) == (1, "1")  # OpenBLAS would start one per core
+    assert _threads_after_a_deal({**env, "OPENBLAS_NUM_THREADS": "2"})[1] == "2"
