@@ -26,7 +26,11 @@ SCRIPT = str(Path(sys.executable).with_name("bridgeshape-mirror"))
 
 COMMANDS = {
     "python -c pass (floor)": [sys.executable, "-c", "pass"],
-    "python -c 'import numpy' (floor of dealing)": [sys.executable, "-c", "import numpy"],
+    "python -c 'import numpy'": [sys.executable, "-c", "import numpy"],
+    # As the console script imports it (bridgeshape_mirror/cli.py): OpenBLAS with one thread.
+    "import numpy, one BLAS thread (floor of dealing)": [
+        sys.executable, "-c", "import os; os.environ.setdefault('OPENBLAS_NUM_THREADS', '1'); import numpy"
+    ],
     "validate 'opener hcp:12+'": [SCRIPT, "validate", "opener hcp:12+"],
     "deals 'opener hcp:12+' --count 1": [SCRIPT, "deals", "opener hcp:12+", "--count", "1"],
 }
