@@ -29,7 +29,7 @@ NO_REGEX = "_has_regex = False  # scripts/generate_parser.py: the grammar needs 
 
 
 def generated_source() -> str:
-    """The module's text for the grammar and options of `dsl.parser`."""
+    """The module's text for the grammar and options of `dsl.grammar_source`."""
     from lark import Lark
     from lark.tools.standalone import gen_standalone
 
