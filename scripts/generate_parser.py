@@ -11,6 +11,11 @@ at every start cost about 60 ms, importing lark about 80 ms more; this module im
 that package happens to be installed), which only matters to grammars using Unicode
 categories (`\\p{...}`) or the `regex=True` option, neither of which ours does; so the parser is the
 same with or without that package.
+
+lark numbers the parser's states and tokens in the order it meets them in sets of objects
+hashed by identity, so the tables differ from one run of this script to the next even for
+the same grammar (the same parser, other numbers): the test compares the grammar the file
+was made from and what it parses, not the file's bytes.
 """
 
 from __future__ import annotations
