@@ -84,15 +84,15 @@ def our_command() -> tuple[list[str], str]:
     return [sys.executable, "-c", RUNNER], "python -c <deals runner>"
 
 
-def timed(cmd: list[str], cwd: Path | None = None, cache: str | None = None, parser_from: str | None = None) -> tuple[float, int, int]:
-    """Wall seconds, exit status and peak RSS (MB) of a whole process, output discarded;
-    `cache`: a fresh XDG_CACHE_HOME for it (no counts remembered from earlier runs), holding
-    a copy of the parser file from the cache folder `parser_from` when given."""
+def timed(cmd: list[str], cwd: Path | None = None, cache: str | None = None) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of a whole process, output
+    discarded; `cache`: a fresh XDG_CACHE_HOME for it (no counts remembered from earlier runs).
+    Both programs run in one thread (ours starts numpy's BLAS with one), so the CPU time is
+    the wall time an idle machine would give: the ratio of CPU times is the steadier figure
+    on a machine that other work keeps busy."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if cache is not None:
         env["XDG_CACHE_HOME"] = tempfile.mkdtemp(dir=cache)
-        if parser_from is not None:
-            shutil.copytree(Path(parser_from) / "bridgeshape-mirror" / "dsl", Path(env["XDG_CACHE_HOME"]) / "bridgeshape-mirror" / "dsl")
     # Our modules' bytecode as an installed copy has it, not compiled again in every run
     # because the caller's environment says PYTHONDONTWRITEBYTECODE (see startup_bench).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -105,7 +105,7 @@ def timed(cmd: list[str], cwd: Path | None = None, cache: str | None = None, par
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.returncode != 0:
         raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{err}")
-    return elapsed, proc.returncode, usage.ru_maxrss // 1024
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss // 1024
 
 
 def main() -> None:
@@ -116,10 +116,6 @@ def main() -> None:
     ap.add_argument("--dealer", default=shutil.which("dealer") or "/usr/games/dealer")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cold-cache", action="store_true", help="an empty disk cache for each of our runs")
-    ap.add_argument(
-        "--cold-parser", action="store_true",
-        help="with --cold-cache, no parser file either (as on a machine's very first run; it is built once, ever)",
-    )
     opts = ap.parse_args()
     if not Path(opts.dealer).exists():
         raise SystemExit("dealer not found: apt-get install dealer (binary in /usr/games)")
@@ -128,36 +124,39 @@ def main() -> None:
     names = opts.scenarios.split(",")
     print(f"ours: {how} deals DSL --count N --seed S (json to /dev/null); dealer: {opts.dealer} -p N -g 2e9")
     print(f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}, {opts.rounds} round(s), median wall time")
-    print("disk cache: " + ("empty for each of our runs" if opts.cold_cache else "kept between runs (counts remembered)")
-          + ("" if not opts.cold_cache else ", the parser's file too" if opts.cold_parser else ", but for the parser's file"))
+    print("disk cache: " + ("empty for each of our runs" if opts.cold_cache else "kept between runs (counts remembered)"))
     print()
-    header = f"{'scen':4} {'deals':>7} {'ours s':>8} {'ours/s':>9} {'MB':>5} {'dealer s':>9} {'dealer/s':>9} {'MB':>4} {'ratio':>7}"
+    header = (
+        f"{'scen':4} {'deals':>7} {'ours s':>8} {'ours/s':>9} {'MB':>5} {'dealer s':>9} {'dealer/s':>9} {'MB':>4} {'ratio':>7}"
+        f" {'cpu ours':>9} {'cpu dealer':>10} {'cpu ratio':>9}"
+    )
     print(header)
     print("-" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
-        parser_from = None
-        if opts.cold_cache and not opts.cold_parser:
-            parser_from = tempfile.mkdtemp(dir=tmp)  # one run fills it: the parser a user's first run wrote
-            env = dict(os.environ, XDG_CACHE_HOME=parser_from, PYTHONPATH=str(ROOT))
-            subprocess.run(ours + ["deals", "opener hcp:12+", "--count", "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=True)
+        # Warm-up: our modules' and numpy's bytecode into PYCACHE, as an installed copy has
+        # it (else the first cell pays for compiling them); its own empty cache folder.
+        timed(ours + ["deals", "opener hcp:12+", "--count", "1"], ROOT, tmp)
         for count in counts:
             for name in names:
                 dsl_text, condition = SCENARIOS[name]
                 script = Path(tmp) / f"{name}.dlr"
                 script.write_text(f"condition {condition}\naction printoneline\n")
-                our_times, dealer_times, our_mb, dealer_mb = [], [], 0, 0
+                our_times, dealer_times, our_cpu, dealer_cpu, our_mb, dealer_mb = [], [], [], [], 0, 0
                 for r in range(opts.rounds):
                     args = ["deals", dsl_text, "--count", str(count), "--seed", str(opts.seed + r)]
-                    t, _, mb = timed(ours + args, ROOT, tmp if opts.cold_cache else None, parser_from)
+                    t, cpu, mb = timed(ours + args, ROOT, tmp if opts.cold_cache else None)
                     our_times.append(t)
+                    our_cpu.append(cpu)
                     our_mb = max(our_mb, mb)
-                    t, _, mb = timed([opts.dealer, "-s", str(opts.seed + r), "-p", str(count), "-g", "2000000000", str(script)])
+                    t, cpu, mb = timed([opts.dealer, "-s", str(opts.seed + r), "-p", str(count), "-g", "2000000000", str(script)])
                     dealer_times.append(t)
+                    dealer_cpu.append(cpu)
                     dealer_mb = max(dealer_mb, mb)
                 ot, dt = statistics.median(our_times), statistics.median(dealer_times)
+                oc, dc = statistics.median(our_cpu), statistics.median(dealer_cpu)
                 print(
                     f"{name:4} {count:>7} {ot:>8.2f} {count / ot:>9.0f} {our_mb:>5} {dt:>9.2f} {count / dt:>9.0f}"
-                    f" {dealer_mb:>4} {dt / ot:>6.1f}x",
+                    f" {dealer_mb:>4} {dt / ot:>6.1f}x {oc:>9.2f} {dc:>10.2f} {dc / oc:>8.1f}x",
                     flush=True,
                 )
 

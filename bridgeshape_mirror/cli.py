@@ -10,8 +10,14 @@ import threading
 import traceback
 from collections.abc import Sequence
 
-from .commands import build, deals, export, serve, sync, update, validate
-from .exit_codes import ExitCode
+# numpy's OpenBLAS starts a thread per core when numpy is imported (60 ms of a one-deal run
+# on this 2-core machine, and those threads spin against the run's own), while every count
+# runs with one BLAS thread anyway (deals.blas): so one thread from the start, unless the
+# environment says otherwise. Before any command imports numpy; build workers inherit it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from .commands import build, deals, export, serve, sync, update, validate  # noqa: E402
+from .exit_codes import ExitCode  # noqa: E402
 
 COMMANDS = (validate, deals, export, sync, build, update, serve)
 

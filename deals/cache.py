@@ -4,7 +4,7 @@ budget") and the accepted draws of a scenario's rules-seeded estimate (kind "est
 see `deals.sampler`; deterministic, so caching never changes a result).
 
 Entries are one-line JSON files under `$XDG_CACHE_HOME/bridgeshape-mirror/deals/` (default
-`~/.cache/...`; the project's cache folder is `dsl.parser_cache.cache_root`), named by a
+`~/.cache/...`; the project's cache folder is `cache_root`), named by a
 SHA-256 of the compiled scenario and `VERSION` (bump it when a count could change). Writes are atomic (temporary file, then rename). Any failure (read-only
 home, corrupt file) just means a cache miss: the count is recomputed, never wrong.
 `BSM_DEALS_CACHE=0` turns the cache off.
@@ -18,9 +18,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from dsl.parser_cache import cache_root
-
 VERSION = "deals-cache-4"  # 2, 3, 4: more scenarios counted (earlier ones remembered them as not counted)
+
+
+def cache_root() -> Path:
+    """The project's cache folder (it may not exist yet)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bridgeshape-mirror"
 
 
 def _directory() -> Path | None:

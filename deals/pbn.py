@@ -66,6 +66,9 @@ def parse_deal(text: str) -> Deal:
 _RANK_BYTES = np.frombuffer(RANK_LETTERS.encode(), dtype=np.uint8)
 _CARD_RANK_BYTE = np.tile(_RANK_BYTES, 4)  # by card id
 _CARD_SUIT = np.repeat(np.arange(4), CARDS_PER_SUIT)
+#: Where the k-th card of a deal's cards sorted by seat would go with no dot before it:
+#: its seat's block of 17 characters, its place among that seat's 13.
+_SORTED_BASE = 2 + 17 * (np.arange(52) // HAND_CARDS) + np.arange(52) % HAND_CARDS
 
 
 def format_rows(owner: np.ndarray) -> np.ndarray:
@@ -79,16 +82,18 @@ def format_rows(owner: np.ndarray) -> np.ndarray:
         out[:, 2 + 17 * seat + 16] = ord(" ")
     if n == 0:
         return out
-    # Each card's place: its seat's block, the cards of that seat before it (card ids are in
-    # suit, then rank order), and one dot per earlier suit.
-    owner64 = owner.astype(np.int64)
-    held = owner64[:, :, None] == np.arange(4)[None, None, :]
-    running = np.cumsum(held, axis=1, dtype=np.int8)  # cards of each seat so far
-    if not (running[:, -1, :] == HAND_CARDS).all():
+    seats = owner.astype(np.int64)
+    if seats.min() < 0 or seats.max() > 3:
+        raise PbnError("not a deal: a card's seat is not one of the four")
+    held = np.bincount((seats + 4 * np.arange(n)[:, None]).ravel(), minlength=4 * n)
+    if not (held == HAND_CARDS).all():
         raise PbnError("not a full deal: every seat needs 13 cards")
-    within = np.take_along_axis(running, owner64[:, :, None], axis=2)[:, :, 0].astype(np.int64) - 1
-    pos = 2 + 17 * owner64 + within + _CARD_SUIT[None, :]
-    np.put_along_axis(out, pos, np.broadcast_to(_CARD_RANK_BYTE, (n, 52)), axis=1)
+    # The card ids grouped by seat, each seat's in card order (suit, then rank): a stable
+    # sort of the seats, a radix sort for small integers. Each card then goes to its place
+    # in its seat's block, after one dot per earlier suit.
+    order = np.argsort(owner.astype(np.int8), axis=1, kind="stable")
+    pos = _SORTED_BASE[None, :] + _CARD_SUIT[order] + (np.arange(n) * PBN_DEAL_LENGTH)[:, None]
+    out.reshape(-1)[pos.ravel()] = _CARD_RANK_BYTE[order].ravel()
     return out
 
 

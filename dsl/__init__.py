@@ -1,7 +1,8 @@
 """The shape_constraints DSL: parse and validate (`parse`), render as the API's JSON
 (`render`), and write back as text (`format_dsl`).
 
-The grammar is in `grammar.lark`, the validator in `parser.py`, the editor-facing wording in
+The grammar is in `grammar.lark` (its parser, made from it by `scripts/generate_parser.py`,
+in `generated_parser.py`), the validator in `parser.py`, the editor-facing wording in
 `messages.py`, the typed values in `model.py`. `keys.py` is the one table of the keys (the
 grammar's key terminals, the parser, renderer, formatter and messages read it); `deck.py`
 holds the deck's facts (HCP per rank, bounds, seats) that `keys` and the `deals` package share.

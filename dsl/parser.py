@@ -11,47 +11,25 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass, field
-from importlib import resources
-
-from lark import Lark, Token, Tree
-from lark.exceptions import LarkError
 
 from . import messages
 from .deck import SUIT_LETTERS
 from .errors import DslError, ErrorCode, InvalidDsl
-from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure, terminals
+from .keys import FIT, KEY_BY_NAME, KEY_NAMES, WILDCARD_KEYS, Key, Measure
 from .limits import LIMITS, Limits, cap_errors, check, too_many_digits
 from .model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
-from .parser_cache import cached_parser
+# The parser generated from `grammar_source` by scripts/generate_parser.py:
+# lark's classes and tables, without importing lark.
+from .generated_parser import Lark, LarkError, Lark_StandAlone, Token, Tree
 
 ROLES = tuple(role.value for role in Role)
 _PLAIN_SPACE = frozenset(" \t\r\n")
-#: Where grammar.lark takes its key terminals, and their priority: that of the value forms,
-#: above the catch-alls, so a known key is never read as OTHER_KEY.
-_KEY_TERMINALS_LINE = "// {key terminals}"
-_KEY_PRIORITY = 3
-
-
-def grammar_text() -> str:
-    """grammar.lark with its key terminals written from `keys.KEYS`."""
-    grammar = resources.files(__package__).joinpath("grammar.lark").read_text(encoding="utf-8")
-    if grammar.count(_KEY_TERMINALS_LINE) != 1:
-        raise AssertionError(f"grammar.lark needs one {_KEY_TERMINALS_LINE!r} line")
-    lines = [
-        f"{terminal}.{_KEY_PRIORITY}: " + " | ".join(f'"{token}"' for token in tokens)
-        for terminal, tokens in terminals().items()
-    ]
-    return grammar.replace(_KEY_TERMINALS_LINE, "\n".join(lines))
-
-
-#: The parser's options, as `Lark(...)` takes them (also part of the disk cache's key).
-_OPTIONS = {"parser": "lalr", "lexer": "contextual"}
 
 
 @functools.cache
 def _parser() -> Lark:
-    grammar = grammar_text()
-    return cached_parser(grammar, repr(sorted(_OPTIONS.items())), lambda: Lark(grammar, **_OPTIONS))
+    # The tables are in the module; this builds the lexers' regular expressions (about 3 ms).
+    return Lark_StandAlone()
 
 
 @dataclass(frozen=True)
@@ -426,5 +404,10 @@ def _is_fit_value(text: str) -> bool:
         tree = _parser().parse(f"opener fit:{text}")
     except LarkError:
         return False
-    specs = [t for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "FIT_SPEC")]
+    specs = [t for t in tokens(tree) if t.type == "FIT_SPEC"]
     return specs == [text] and not too_many_digits(text) and int(text.lstrip(SUIT_LETTERS + "Mm")[:-1]) <= FIT.limit
+
+
+def tokens(tree: Tree) -> list[Token]:
+    """The tree's tokens in the string's order (lark's `scan_values`, which its standalone parser lacks)."""
+    return [leaf for child in tree.children for leaf in (tokens(child) if isinstance(child, Tree) else (child,))]

@@ -93,6 +93,14 @@ def test_bulk_formatting_refuses_partial_deals():
         format_rows(owner)
 
 
+@pytest.mark.parametrize("seat", [-1, 4])
+def test_bulk_formatting_refuses_seats_outside_the_four(seat):
+    owner = random_owner(3, 3)
+    owner[1, 5] = seat
+    with pytest.raises(PbnError):
+        format_rows(owner)
+
+
 def test_hand_object():
     hand = Hand(frozenset(Card.parse(t) for t in ("SA", "SK", "H2", "D5")))
     assert hand.pbn() == "AK.2.5." and hand.hcp == 7 and len(hand) == 4

@@ -8,13 +8,12 @@ import re
 from importlib import resources
 
 import pytest
-from lark import Token
 
 import dsl
 from dsl import ErrorCode
 from dsl.keys import KEYS, POSITION_FIELDS, terminals
 from dsl.messages import MEASURES
-from dsl.parser import _parser
+from dsl.parser import _parser, tokens
 from dsl.render import position_json
 
 
@@ -43,7 +42,7 @@ def test_each_key_parses_renders_and_formats_back(key):
 @pytest.mark.parametrize("key", KEYS, ids=lambda k: k.name)
 def test_each_key_is_read_by_its_measures_terminal(key):
     tree = _parser().parse(_example(key))
-    types = [t.type for t in tree.scan_values(lambda v: isinstance(v, Token) and v == key.token)]
+    types = [t.type for t in tokens(tree) if t == key.token]
     assert types == [key.measure.terminal]
 
 

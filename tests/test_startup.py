@@ -5,6 +5,7 @@ single command needs wait for that command. Timing is `benchmarks/startup_bench.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -39,3 +40,32 @@ def test_a_build_worker_s_module_loads_neither_the_templates_nor_the_package_met
     # What every spawned worker imports to run its share (site_builder.sampling.sample_jobs).
     loaded = loaded_by("import site_builder.sampling")
     assert not loaded & {"jinja2", "importlib.metadata", "endplay", "serving.api_headers"}
+
+
+def test_one_deal_in_json_reads_neither_lark_nor_the_package_metadata():
+    # The version is printed by PBN only (its [Generator] tag, tests/test_deals_cli.py).
+    run = "from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1']) == 0"
+    loaded = loaded_by(run)
+    assert "numpy" in loaded  # it did deal
+    assert not loaded & {"lark", "regex", "importlib.metadata", "jinja2", "endplay"}
+
+
+def test_validate_loads_neither_lark_nor_numpy():
+    loaded = loaded_by("from bridgeshape_mirror.cli import main\nassert main(['validate', 'opener hcp:12+']) == 0")
+    assert not loaded & {"lark", "regex", "numpy", "importlib.metadata", "jinja2"}
+
+
+def _threads_after_a_deal(env: dict[str, str]) -> tuple[int, str]:
+    code = (
+        "import os\nfrom bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1']) == 0\n"
+        "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS', '-'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+    threads, setting = done.stdout.splitlines()[-1].split()
+    return int(threads), setting
+
+
+def test_the_console_script_starts_numpy_s_blas_with_one_thread_unless_told_otherwise():
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    assert _threads_after_a_deal(env) == (1, "1")  # OpenBLAS would start one per core
+    assert _threads_after_a_deal({**env, "OPENBLAS_NUM_THREADS": "2"})[1] == "2"

@@ -82,6 +82,14 @@ class _DoubleDummy:
         return () if table is None else pbn_tags(table, deal.board)
 
 
+def _tool() -> str:
+    # Asked for only by the formats that print it: the version is read from the package's
+    # metadata (importlib.metadata, 20 ms of a one-deal run).
+    from store.version import version
+
+    return f"bridgeshape-mirror {version()}"
+
+
 def run(args: argparse.Namespace) -> ExitCode:
     chosen = chosen_scenarios(args.dsl, args.scenario)
     if isinstance(chosen, ExitCode):
@@ -91,13 +99,10 @@ def run(args: argparse.Namespace) -> ExitCode:
     from deals.formats import open_writer
     from deals.outcome import deal_outcome
     from deals.rng import make_rng
-    from store.version import VERSION
 
     out = sys.stdout.buffer
     dd = _DoubleDummy() if args.dd else None
-    writer = open_writer(
-        args.format, out, tool=f"bridgeshape-mirror {VERSION}", seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {})
-    )
+    writer = open_writer(args.format, out, tool=_tool, seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {}))
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:

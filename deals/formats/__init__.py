@@ -6,7 +6,9 @@ then per scenario any number of `deals` calls (its deals as they are drawn, so t
 the deals it holds, for an outcome dealt whole or read back from the state file), then `end`.
 A new format is a module here with a `Writer` class, and its name below. Every writer takes
 the byte stream and the context `title` (the page's), `tool` (name and version) and `seed`
-(the seed key of the deals) as keywords, and uses what its format prints. The deals are
+(the seed key of the deals) as keywords, and uses what its format prints; any of them may
+be given as a function giving it (`said`), called only by a format that prints it (the
+`deals` command's version: reading the package metadata costs 20 ms). The deals are
 boards (`deals.boards`) whose numbers depend on every scenario's deals, so the writers hold
 them until `end`.
 """
@@ -14,7 +16,7 @@ them until `end`.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 if TYPE_CHECKING:
@@ -39,7 +41,16 @@ class DealsWriter(Protocol):
     def end(self) -> None: ...
 
 
-def open_writer(name: str, out: BinaryIO, **context: str) -> DealsWriter:
+#: A writer's context value (title, tool, seed): the text, or a function that gives it.
+Context = str | Callable[[], str]
+
+
+def said(value: Context) -> str:
+    """A context value's text (what a format that prints it calls)."""
+    return value if isinstance(value, str) else value()
+
+
+def open_writer(name: str, out: BinaryIO, **context: object) -> DealsWriter:
     """The writer of format `name` (a key of `FORMATS`) onto the byte stream `out`."""
     return importlib.import_module(FORMATS[name], __name__).Writer(out, **context)
 

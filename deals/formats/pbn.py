@@ -16,6 +16,7 @@ from typing import BinaryIO
 from ..boards import BoardDeal
 from ..outcome import outcome_boards
 from ..pbn import PbnExportWriter, PbnGame, PbnTag
+from . import Context, said
 from .held import HeldDeals
 
 
@@ -41,9 +42,9 @@ class Writer(HeldDeals):
     def __init__(
         self,
         out: BinaryIO,
-        title: str = "",
-        tool: str = "?",
-        seed: str = "seed 0",
+        title: Context = "",
+        tool: Context = "?",
+        seed: Context = "seed 0",
         extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None,
     ):
         super().__init__()
@@ -56,10 +57,11 @@ class Writer(HeldDeals):
     def end(self) -> None:
         pbn = PbnExportWriter(self._text)
         pbn.finish()  # the header, even when no game follows
+        title, tool, seed = said(self._title), said(self._tool), said(self._seed)
         for b in outcome_boards(self.outcomes):
-            tags = (PbnTag("Generator", generator(self._tool, self._seed, b.scenario)),)
+            tags = (PbnTag("Generator", generator(tool, seed, b.scenario)),)
             if self._extra_tags is not None:
                 tags += tuple(self._extra_tags(b))
-            pbn.write_game(PbnGame(b.board, b.board_pbn, event(self._title, b.scenario, b.label), comment(b.scenario, b.label), tags))
+            pbn.write_game(PbnGame(b.board, b.board_pbn, event(title, b.scenario, b.label), comment(b.scenario, b.label), tags))
         self._text.flush()
         self._text.detach()
