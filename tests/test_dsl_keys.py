@@ -50,9 +50,9 @@ def test_grammar_key_terminals_are_the_tables():
     catch_alls = {"OTHER_KEY", "BARE_KEY"}  # any "word:", for the validator to explain
     built = {t.name: t for t in _parser().terminals if t.name.endswith("_KEY") and t.name not in catch_alls}
     assert set(built) == set(terminals())
-    for name, tokens in terminals().items():
+    for name, spelled in terminals().items():
         pattern = built[name].pattern.to_regexp()
-        assert [k.token for k in KEYS if re.fullmatch(pattern, k.token)] == list(tokens)
+        assert [k.token for k in KEYS if re.fullmatch(pattern, k.token)] == list(spelled)
     # The file spells no key itself, so the table cannot drift from it.
     text = resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
