@@ -65,7 +65,7 @@ from dsl.deck import CARDS_PER_SUIT
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
-from .length_matrices import LengthMatrixCount, spot_ways
+from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
 from .rules import CompiledScenario, SeatRule, shape_mask
 from .tables import length_code, length_vectors
 
@@ -156,6 +156,21 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
     return terms
 
 
+def dropped_seat(compiled: CompiledScenario) -> int | None:
+    """With HCP rules on all four seats, the seat whose rule is best said as a band on the
+    others' sum (`length_matrices.banded_axes`): the one that leaves the fewest cells, if
+    fewer than the four axes' (None: no band)."""
+    axes = hcp_axes(compiled.seat_rules)
+    if len(axes) < 4:
+        return None
+    best, fewest = None, int(np.prod([a.levels for a in axes]))
+    for seat in range(4):
+        cells = int(np.prod([a.levels for a in banded_axes(compiled.seat_rules, seat)[0]]))
+        if cells < fewest:
+            best, fewest = seat, cells
+    return best
+
+
 def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Groups of equal rows of `x`: (a first row of each group, each row's group). Rows are
     told apart by a random projection (fast), then checked: a false merge falls back to an
@@ -216,7 +231,8 @@ class ColumnCount:
     """The count of a compiled scenario by sums over columns (see the module docstring)."""
 
     def __init__(self, compiled: CompiledScenario):
-        self.tables = LengthMatrixCount(compiled)  # HCP cells, capping, honour tables, box sums
+        #: HCP cells, capping, honour tables, box sums (and a band: four seats with HCP rules)
+        self.tables = LengthMatrixCount(compiled, dropped_seat(compiled))
         self.cells = self.tables.cells
         self.terms = column_terms(compiled)
         self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
@@ -292,9 +308,9 @@ class ColumnCount:
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
         as soon as those prepared pass it (the rest are not prepared)."""
-        levels, work, done = sum(self.tables.shape), 0.0, []
+        work, done = 0.0, []
         for a, b, meetings in self._preparing():
-            work += a.work + b.work + len(b.columns) * self.cells * levels + meetings * self.cells
+            work += a.work + b.work + len(b.columns) * self.tables.box_work + meetings * self.cells
             if work > budget:
                 return False
             done.append((a, b, meetings))
@@ -311,8 +327,8 @@ class ColumnCount:
     def work(self) -> float:
         """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
         sums of the second."""
-        levels = sum(self.tables.shape)
-        return float(sum(a.work + b.work + (len(b.columns) * levels + m) * self.cells for a, b, m in self.prepared))
+        box = self.tables.box_work
+        return float(sum(a.work + b.work + len(b.columns) * box + m * self.cells for a, b, m in self.prepared))
 
     def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their

@@ -164,9 +164,9 @@ def test_past_the_budget_is_none_not_a_guess(monkeypatch):
     monkeypatch.setattr(cp, "MAX_WORK", 1.0)
     assert count(CUE_BID) is None
     monkeypatch.undo()
-    # four seats with HCP rules: 1,225 x 31,416 cells per half would pass the table budget
-    four = CUE_BID + "; opp2 hcp:0-7"
-    assert cp.ColumnCount(compiled(four)).table_bytes > cp.MAX_TABLE_BYTES and count(four) is None
+    # four wide HCP ranges: even with one of them as a band, 1,225 x 21**3 cells per half
+    wide = "opener hcp:0-20 S:3+; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"
+    assert cp.ColumnCount(compiled(wide)).table_bytes > cp.MAX_TABLE_BYTES and count(wide) is None
 
 
 def test_an_empty_scenario_counts_zero():
@@ -213,6 +213,173 @@ def three_hcp_seats(draw):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(three_hcp_seats())
 def test_agrees_with_the_length_matrices(text):
+    exact = lm.matrix_count(compiled(text))
+    assume(exact is not None)
+    assert exact > 0
+    assert count(text) == exact
+
+
+# -- four seats with HCP rules: one seat's rule as a band on the sum of the other three ------
+
+#: The sample's Cue-bid with a rule for the fourth seat: 21 x 17 x 11 x 8 cells as four axes
+#: (tables of 294 MB), 17 x 21 x 8 with opener's rule as a band.
+CUE_BID_FOUR = CUE_BID + "; opp2 hcp:0-7"
+#: `CUE_BID_FOUR` by the length matrices with their budget raised (about 40 s of work).
+CUE_BID_FOUR_COUNT = 57432074609047982791187232
+TAKE_OUT_FOUR = TAKE_OUT + "; opp2 hcp:0-8"
+
+FOUR_SEATS = [
+    "opener S:4 H:3 D:3 C:3 hcp:5-9; opp1 S:3-4 H:3-4 D:3 C:3 hcp:6+; responder S:3 H:3 D:3-4 C:3-4 hcp:0-4; "
+    "opp2 hcp:20+",
+    # open ranges everywhere: four capped axes are smaller than three exact ones and a band
+    "opener S:4 H:3-4 D:3 C:2-3 hcp:9+; opp1 S:3-4 H:3 D:3-4 C:3 hcp:8+; responder S:3 H:3 D:3 C:3-4 hcp:6+; "
+    "opp2 hcp:4+",
+]
+#: ... and those that take the length matrices seconds: a shape and a wildcard; per-suit HCP
+#: rules on all four seats (the band's seat too: they mask the honours' owners, not cells).
+SLOW_FOUR_SEATS = [
+    TAKE_OUT_FOUR,
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14; opp1 x:4 hcp:8-12; responder hcp:0-5 shape:balanced; opp2 S:2-4 hcp:9+",
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14 Hhcp:2+; opp1 S:3-4 hcp:8+ Shcp:0-3; responder hcp:0-5 D:3-4 Dhcp:1-4; "
+    "opp2 S:2-4 hcp:9+ Chcp:2+",
+]
+
+
+@pytest.mark.parametrize("text", FOUR_SEATS + [pytest.param(text, marks=pytest.mark.slow) for text in SLOW_FOUR_SEATS])
+def test_four_seats_equal_the_length_matrices(text, monkeypatch):
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e11)
+    exact = lm.matrix_count(compiled(text))
+    assert exact is not None and exact > 0
+    assert count(text) == exact
+
+
+def test_which_seat_is_a_band():
+    """The band replaces the axis that shrinks the tables most, and only when it does."""
+    assert cp.dropped_seat(compiled(CUE_BID)) is None  # three axes: nothing to drop
+    cue = cp.ColumnCount(compiled(CUE_BID_FOUR))
+    assert cue.tables.band is not None and cue.tables.cells == 17 * 21 * 8
+    assert cue.table_bytes <= cp.MAX_TABLE_BYTES and cue.within(cp.MAX_WORK)
+    take_out = cp.ColumnCount(compiled(TAKE_OUT_FOUR))
+    assert take_out.tables.cells == 21 * 9 * 9 and take_out.table_bytes <= cp.MAX_TABLE_BYTES
+    assert cp.dropped_seat(compiled(FOUR_SEATS[1])) is None
+
+
+def test_the_band_box_sums_equal_a_direct_sum():
+    """R[u] = sum of P[v] over the cells v such that every seat's total passes its own rule,
+    the fourth seat holding what the three leave of the deck's 40 HCP: checked cell by cell
+    against the rules as written, not against the narrowed axes."""
+    rules = [(3, 9), (2, 6), (4, 40), (5, 12)]
+    roles = ("opener", "opp1", "responder", "opp2")
+    text = "; ".join(f"{role} hcp:{lo}-{hi}" if hi < 40 else f"{role} hcp:{lo}+" for role, (lo, hi) in zip(roles, rules))
+    for dropped in range(4):
+        counter = lm.LengthMatrixCount(compiled(text), dropped)
+        assert counter.band is not None
+        kept = [a.seat for a in counter.axes]
+        values = np.indices(counter.shape).reshape(3, -1).T  # a cell's HCP per kept seat
+        p = np.random.default_rng(dropped).integers(0, 2**30, (4, counter.cells))
+        p[:, values.sum(axis=1) > 20] = 0  # no half holds more than 20 HCP
+        expected = np.zeros_like(p)
+        for u in range(counter.cells):
+            if values[u].sum() > 20:
+                continue
+            totals = values[u] + values  # every v at once: the kept seats' totals
+            ok = np.ones(counter.cells, dtype=bool)
+            for i, seat in enumerate(kept):
+                ok &= (totals[:, i] >= rules[seat][0]) & (totals[:, i] <= rules[seat][1])
+            fourth = 40 - totals.sum(axis=1)
+            ok &= (fourth >= rules[dropped][0]) & (fourth <= rules[dropped][1])
+            expected[:, u] = p[:, ok].sum(axis=1)
+        assert np.array_equal(counter.box_sums(p), expected)
+
+
+@pytest.mark.slow
+def test_cue_bid_with_four_seats_equals_the_length_matrices_with_their_budget_raised(monkeypatch):
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e12)
+    assert lm.matrix_count(compiled(CUE_BID_FOUR)) == CUE_BID_FOUR_COUNT
+
+
+def test_cue_bid_with_four_seats_agrees_with_plain_dealing():
+    exact = count(CUE_BID_FOUR)
+    assert exact == CUE_BID_FOUR_COUNT
+
+    def accept(length, points):
+        ok = (points[:, 0] >= 12) & (points[:, 0] <= 21) & (length[:, 0, 1] >= 5)  # opener (N)
+        ok &= (points[:, 1] >= 8) & (points[:, 1] <= 16) & (length[:, 1, 3] >= 5)  # opp1 (E)
+        ok &= (points[:, 2] >= 10) & (length[:, 2, 1] >= 3)  # responder (S)
+        return ok & (points[:, 3] <= 7)  # opp2 (W)
+
+    agrees_with_plain_dealing(exact / ALL_DEALS, accept)
+
+
+def test_four_seats_split_add_up():
+    """The fourth seat's 0-7 split in 0-3 and 4-7 (another seat as the band, other cells),
+    and both with 8+ make the three-seat Cue-bid."""
+    parts = [count(CUE_BID + f"; opp2 hcp:{r}") for r in ("0-3", "4-7", "8+")]
+    assert None not in parts
+    assert parts[0] + parts[1] == CUE_BID_FOUR_COUNT and sum(parts) == CUE_BID_COUNT
+
+
+def test_an_old_cache_saying_four_seats_are_past_the_budget_is_not_reused(tmp_path, monkeypatch):
+    """Before the band, the cache remembered four seats with HCP rules as -1 (kind
+    "cross-columns"); that entry is not read any more."""
+    from deals import cache
+    from deals.sampler import exact_cross_count
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
+    four = compiled(CUE_BID_FOUR)
+    cache.put_int("cross-columns", four, -1)
+    assert exact_cross_count(four) == CUE_BID_FOUR_COUNT
+
+
+def test_the_sampler_publishes_four_seats_exactly(monkeypatch):
+    monkeypatch.setenv("BSM_DEALS_CACHE", "0")
+    sampler = ScenarioSampler(dsl.parse_scenarios(CUE_BID_FOUR)[0])
+    assert sampler.probability is not None and sampler.probability.exact
+    assert sampler.probability.fraction == Fraction(CUE_BID_FOUR_COUNT, ALL_DEALS)
+
+
+@st.composite
+def four_hcp_seats(draw):
+    """Every seat with an HCP rule around a random deal (never empty) and most suits' lengths
+    within a value or two (the length matrices within their budget), maybe a per-suit HCP
+    rule, a wildcard length, a fit or a shape."""
+    order = draw(st.permutations(range(52)))
+    seat_of = [position // 13 for position in np.argsort(order)]
+    lengths = [[sum(1 for r in range(13) if seat_of[13 * k + r] == s) for k in range(4)] for s in range(4)]
+    suit_points = [[sum(4 - r for r in range(4) if seat_of[13 * k + r] == s) for k in range(4)] for s in range(4)]
+    rules = []
+    for s in range(4):
+        tokens = []
+        for k in draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True)):
+            below, above = draw(st.integers(0, 1)), draw(st.integers(0, 1))
+            tokens.append(f"{'SHDC'[k]}:{max(lengths[s][k] - below, 0)}-{min(lengths[s][k] + above, 13)}")
+        points = sum(suit_points[s])
+        lo = max(points - draw(st.integers(0, 5)), 0)
+        tokens.append(draw(st.sampled_from([f"hcp:{lo}+", f"hcp:{lo}-{points + draw(st.integers(0, 5))}"])))
+        rules.append(" ".join(tokens))
+    extra = draw(st.sampled_from(["", "suit hcp", "wildcard", "fit", "shape"]))
+    seat = draw(st.integers(0, 3))
+    if extra == "suit hcp":
+        k = draw(st.integers(0, 3))
+        rules[seat] += f" {'SHDC'[k]}hcp:{max(suit_points[seat][k] - draw(st.integers(0, 2)), 0)}+"
+    elif extra == "wildcard":
+        named = {tok[0] for tok in rules[seat].split()}
+        free = [k for k in range(4) if "SHDC"[k] not in named]
+        if free:
+            rules[seat] += f" x:{max(lengths[seat][k] for k in free)}+"
+    elif extra == "fit":
+        rules[2] += f" fit:{max(lengths[0][k] + lengths[2][k] for k in range(4))}+"
+    elif extra == "shape":
+        rules[seat] += f" shape:{shape_class(tuple(lengths[seat])).value}"
+    return "; ".join(f"{role} {rule}" for role, rule in zip(("opener", "opp1", "responder", "opp2"), rules))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(four_hcp_seats())
+def test_four_seats_agree_with_the_length_matrices(text):
     exact = lm.matrix_count(compiled(text))
     assume(exact is not None)
     assert exact > 0
