@@ -29,7 +29,11 @@ pairs, one `np.bincount`); K is one small matrix product per group (35 x pairs o
 x 35); A = K @ G in BLAS. Columns of K that are zero in every group are dropped and equal
 columns merged (their rows of G summed): two suits without length rules keep 165. The
 pairing of the suits into halves is the one that looks cheapest (pairs of columns, and
-groups that meet).
+groups that meet). R is linear, so R(B_s) = K_s @ R(G): the second half's box sums are
+taken once per row of its merged G (hundreds) rather than once per group (thousands). The
+products and dots run on the live cells only, those whose levels sum to at most 20 (a half
+holds 20 HCP, and a level never exceeds the HCP it stands for): 39% of the Cue-bid's cells;
+the box sums, which need the grid, on every cell.
 
 Conditions that are disjunctions over suits become products by inclusion-exclusion: a
 wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate suit has
@@ -41,14 +45,30 @@ apart also by the shaped seat's length in the half's first suit, so that a pair 
 whose row sums complete its own and whose row passes the shape (R rows meeting one A row
 are summed before the dot). Not covered (`covers` says so, and the caller uses the length
 matrices): a wildcard with an HCP part; past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`:
-four seats with HCP rules), None.
+four wide HCP ranges, say 0-20 at every seat), None.
+
+Four seats with HCP rules: the deck holds 40 HCP, so seat d's total is 40 minus the other
+three's and its rule lo_d <= h_d <= hi_d is the band 40 - hi_d <= h1 + h2 + h3 <= 40 - lo_d
+(`length_matrices.banded_axes`). The cells then have three axes instead of four (the Cue-bid
+with `opp2 hcp:0-7`: 17 x 21 x 8 instead of 21 x 17 x 11 x 8), and R checks the band where
+the halves meet (`LengthMatrixCount.box_sums`: each B cell spread over the sums of the A
+cells it can meet, the axes boxed, R read at the A cell's own sum). Exactness: a sum needs
+every value of its terms, so the three axes are exact, not capped (`hcp:10+` keeps 10, 11,
+... apart, where alone it keeps 0..10, "10" standing for "10 or more"); what stays true is
+that HCP never come back down, so a value above a seat's top is dead (the spare cell), and
+the tops are narrowed first to what the four rules allow together (h_i <= 40 - lo_d - the
+other two's lo), which changes no deal's verdict and keeps the axes short. A cell's levels
+are then its HCP, so R's test of every kept seat's range and of the band on the sum is the
+test of all four rules. Per-suit HCP rules are masks of the honours' owners, not axes: the
+band's seat may have them too. `dropped_seat` picks the seat whose band leaves the fewest
+cells, and keeps four capped axes when those are fewer (open ranges everywhere).
 
 Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
 products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
 owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
 integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2**45, so
-every partial sum of the float64 products, BLAS included, is an integer below 2**53 and
-exact. The R rows meeting one A row are summed in int64 (a block's running sums stay below
+every partial sum of the float64 products, BLAS included (K_s @ R(G) too: its terms add up
+to an entry of R(B_s)), is an integer below 2**53 and exact. The R rows meeting one A row are summed in int64 (a block's running sums stay below
 2**21 * 2**45), the dots run on 21-bit limbs (`deals.exact.exact_dot`); results are Python
 ints, and signed terms are added as such.
 """
@@ -75,6 +95,8 @@ MAX_WORK = 6e9
 MAX_TABLE_BYTES = 64 * 2**20
 #: A half's rows (groups of partial row sums) computed together: bounds the temporaries.
 _BLOCK_CELLS = 2**20
+#: The most R of a half's merged G may weigh when it is kept for a term (`_boxed_merged`).
+_BOXED_BYTES = 40 * 2**20
 _HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
@@ -234,6 +256,11 @@ class ColumnCount:
         #: HCP cells, capping, honour tables, box sums (and a band: four seats with HCP rules)
         self.tables = LengthMatrixCount(compiled, dropped_seat(compiled))
         self.cells = self.tables.cells
+        #: The cells a half can hold (`LengthMatrixCount.live_cells`): the products and dots
+        #: run on these alone, the box sums on every cell.
+        self.live = self.tables.live_cells
+        self._live_index = np.full(self.cells, -1, dtype=np.int64)
+        self._live_index[self.live] = np.arange(len(self.live))
         self.terms = column_terms(compiled)
         self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
         #: Seats with a shape class: checked per pair of groups (both halves know the row).
@@ -310,7 +337,7 @@ class ColumnCount:
         as soon as those prepared pass it (the rest are not prepared)."""
         work, done = 0.0, []
         for a, b, meetings in self._preparing():
-            work += a.work + b.work + len(b.columns) * self.tables.box_work + meetings * self.cells
+            work += a.work + b.work + self._box_rows(b) * self.tables.box_work + meetings * len(self.live)
             if work > budget:
                 return False
             done.append((a, b, meetings))
@@ -328,7 +355,7 @@ class ColumnCount:
         """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
         sums of the second."""
         box = self.tables.box_work
-        return float(sum(a.work + b.work + len(b.columns) * box + m * self.cells for a, b, m in self.prepared))
+        return float(sum(a.work + b.work + self._box_rows(b) * box + m * len(self.live) for a, b, m in self.prepared))
 
     def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
@@ -364,23 +391,46 @@ class ColumnCount:
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
         g = (merged[order], cell[order], ways[order], starts)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel())
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
         total = 0
-        block = max(1, _BLOCK_CELLS // self.cells)
+        live = len(self.live)
+        block = max(1, _BLOCK_CELLS // live)
+        boxed = self._boxed_merged(b)
         for i in range(0, len(a.rows), block):
             ua, ia = np.unique(a.rows[i : i + block], return_inverse=True)
             ub, ib = np.unique(b.rows[i : i + block], return_inverse=True)
-            r = self.tables.box_sums(b.tables(ub))[ib.ravel()]
+            if boxed is None:
+                r = self.tables.box_sums(b.tables(ub))[:, self.live][ib.ravel()]
+            else:
+                r = b.boxed_tables(ub, boxed)[ib.ravel()]
             # the R rows meeting one A row summed first (pairs are sorted by g1), in int64:
             # each is below 2**45, so running sums over a block (< 2**21 rows) stay below 2**63
             ends = np.append(np.flatnonzero(np.diff(ia.ravel())), len(r) - 1)
             running = np.cumsum(r, axis=0)
-            meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, self.cells), dtype=np.int64))
-            total += exact_dot(a.tables(ua), meeting)
+            meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, live), dtype=np.int64))
+            total += exact_dot(a.live_tables(ua), meeting)
         return total
+
+    def _boxed_merged(self, b: PreparedHalf) -> np.ndarray | None:
+        """R of each row of b's merged G on the live cells, `(distinct, live)` float64, when
+        that is fewer box sums than b's groups (R is linear: R(B_s) = K_s @ R(G)) and within
+        `_BOXED_BYTES`; else None (each group's B is boxed)."""
+        distinct = b.columns.shape[1]
+        if self._box_rows(b) == len(b.columns):
+            return None
+        step = max(1, _BLOCK_CELLS // (4 * self.cells))
+        blocks = [self.tables.box_sums(b.merged_rows(d, min(d + step, distinct)))[:, self.live] for d in range(0, distinct, step)]
+        return np.concatenate(blocks).astype(np.float64)
+
+    def _box_rows(self, b: PreparedHalf) -> int:
+        """How many tables `term_total` boxes for b: its merged G's rows, or its groups."""
+        distinct = b.columns.shape[1]
+        if distinct < len(b.columns) and distinct * self.cells * 8 <= _BOXED_BYTES:
+            return distinct
+        return len(b.columns)
 
     def total(self) -> int:
         single_threaded_blas()
@@ -398,24 +448,55 @@ class PreparedHalf:
     merged: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     cells: int
     rows: np.ndarray  # (pairs,) int64
+    #: cell -> its index among the live cells (those a half can hold), -1 for the others
+    live_index: np.ndarray | None = None
+
+    @property
+    def live(self) -> int:
+        return self.cells if self.live_index is None else int((self.live_index >= 0).sum())
 
     @property
     def work(self) -> float:
-        return float(self.columns.size * self.cells)
+        return float(self.columns.size * self.live)
 
     def tables(self, groups: np.ndarray) -> np.ndarray:
         """A_s `(groups, cells)` int64 (exact: see the module docstring). G's rows are made
         dense a block at a time, so that no table of 1,225 x cells is held."""
-        row, cell, ways, starts = self.merged
         out = np.zeros((len(groups), self.cells), dtype=np.float64)
         columns = self.columns[groups]
         step = max(1, _BLOCK_CELLS // (4 * self.cells))
         for d in range(0, columns.shape[1], step):
             e = min(d + step, columns.shape[1])
-            entries = slice(starts[d], starts[e])
-            dense = np.bincount((row[entries] - d) * self.cells + cell[entries], weights=ways[entries], minlength=(e - d) * self.cells)
-            out += columns[:, d:e] @ dense.reshape(e - d, self.cells)
+            out += columns[:, d:e] @ self.merged_rows(d, e)
         return np.rint(out).astype(np.int64)
+
+    def live_tables(self, groups: np.ndarray) -> np.ndarray:
+        """`tables` on the live cells only, `(groups, live)` int64 (the other cells hold 0)."""
+        out = np.zeros((len(groups), self.live), dtype=np.float64)
+        columns = self.columns[groups]
+        step = max(1, _BLOCK_CELLS // (4 * self.live))
+        for d in range(0, columns.shape[1], step):
+            e = min(d + step, columns.shape[1])
+            out += columns[:, d:e] @ self.merged_rows(d, e, live=True)
+        return np.rint(out).astype(np.int64)
+
+    def merged_rows(self, d: int, e: int, live: bool = False) -> np.ndarray:
+        """Rows d..e-1 of G merged, dense `(e - d, cells)` float64 (`live`: on the live cells:
+        no entry of G is elsewhere, a half's HCP being at most 20)."""
+        row, cell, ways, starts = self.merged
+        entries = slice(starts[d], starts[e])
+        width = self.cells
+        cell = cell[entries]
+        if live and self.live_index is not None:
+            width, cell = self.live, self.live_index[cell]
+        dense = np.bincount((row[entries] - d) * width + cell, weights=ways[entries], minlength=(e - d) * width)
+        return dense.reshape(e - d, width)
+
+    def boxed_tables(self, groups: np.ndarray, boxed: np.ndarray) -> np.ndarray:
+        """R(B_s) = K_s @ R(G) `(groups, len(boxed[0]))` int64, from `boxed` = R of each row of
+        G (`ColumnCount._boxed_merged`: on the live cells). Exact: every product and partial sum is non-negative
+        and at most R(B_s)'s entry, a sum of some of B_s's, below 2**45."""
+        return np.rint(self.columns[groups] @ boxed).astype(np.int64)
 
 
 def column_count(compiled: CompiledScenario) -> int | None:

@@ -45,7 +45,8 @@ convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. 
 `MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
 37 million matrices) get None, and the sampler estimates their probability instead.
 `deals.column_products` counts the scenarios whose length rules are per suit or shapes
-without listing matrices (with this module's tables, capping and box sums); what is left
+without listing matrices (with this module's tables, capping and box sums, and for four
+seats with HCP rules one of them as a band on the others' sum: `banded_axes`); what is left
 here is wildcards with HCP, and what passes its budget.
 """
 
@@ -263,12 +264,22 @@ class LengthMatrixCount:
         if self.band is not None:
             # exact axes: a cell's levels are the three seats' HCP in the half, σ their sum
             sigma = np.indices(self.shape).reshape(n, self.cells).sum(axis=0)
-            self._sums = min(2 * MAX_SUIT_HCP, int(sigma.max())) + 1  # a half holds 20 HCP
-            tau = np.arange(self._sums)
-            total = tau[None, :] + sigma[:, None]
+            top = min(2 * MAX_SUIT_HCP, int(sigma.max()))  # a half holds 20 HCP
+            #: The sums τ of a cell that some cell of the other half (σ <= top) completes to
+            #: the band: τ = `_tau0` + 0 .. `_sums` - 1.
+            self._tau0 = max(0, self.band.lo - top)
+            self._sums = max(1, min(top, self.band.hi) - self._tau0 + 1)
+            total = self._tau0 + np.arange(self._sums)[None, :] + sigma[:, None]
             #: `[v, τ]`: does cell v of one half pass the band beside a cell of sum τ?
             self._band_mask = ((total >= self.band.lo) & (total <= self.band.hi)).astype(np.float64)
             self._sigma = sigma
+
+    @functools.cached_property
+    def live_cells(self) -> np.ndarray:
+        """The cells a half can hold: levels summing to at most 20 (a half holds 20 HCP, and
+        a level is at most the HCP it stands for)."""
+        levels = np.indices(self.shape).reshape(len(self.shape), self.cells).sum(axis=0)
+        return np.flatnonzero(levels <= 2 * MAX_SUIT_HCP)
 
     @property
     def box_work(self) -> float:
@@ -383,7 +394,8 @@ class LengthMatrixCount:
         seats' HCP, so each P[v] is first spread over the sums τ of the other half's cell it
         can meet (those with band.lo <= σ(v) + τ <= band.hi), the two shorter axes are boxed
         with τ kept apart, and the longest one last, read only at τ = σ(u) (a gather, not a
-        product over every τ). A cell no half can hold (σ(u) > 20) gets 0."""
+        product over every τ). A cell that meets no cell within the band gets 0 (σ(u) > 20:
+        no half holds it)."""
         out = np.empty((len(p), self.cells), dtype=np.int64)
         index, weight = self._band_reading
         step = max(1, _BLOCK_CELLS // (self.cells * self._sums))
@@ -412,10 +424,10 @@ class LengthMatrixCount:
         stride = int(np.prod(self.shape[j + 1 :]))
         v = np.arange(self.shape[j])
         moved = (np.arange(self.cells) - levels[j] * stride)[:, None] + v[None, :] * stride
-        tau = self._sigma[:, None]
-        index = np.minimum(tau, self._sums - 1) * self.cells + moved
-        weight = self._box[j][levels[j]][:, v] * (tau < self._sums)
-        return index, weight
+        tau = self._sigma[:, None] - self._tau0
+        read = (tau >= 0) & (tau < self._sums)  # other cells meet no cell within the band
+        index = np.clip(tau, 0, self._sums - 1) * self.cells + moved
+        return index, self._box[j][levels[j]][:, v] * read
 
     # -- the sum over matrices -----------------------------------------------------------
 
@@ -526,6 +538,8 @@ def _box_along(t: np.ndarray, box: np.ndarray, before: int) -> np.ndarray:
     leading axes: one batched product, or, when what follows the axis is short (many tiny
     products), the axis moved last for one large product and moved back."""
     x = t.reshape(before, len(box), -1)
+    if x.shape[2] == 1:  # the last axis: one product, no copy
+        return x.reshape(before, len(box)) @ box.T
     if x.shape[2] >= 64:
         return np.matmul(box, x)
     moved = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(-1, len(box)) @ box.T
