@@ -40,8 +40,9 @@ wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate s
 4 or fewer", a fit in one of several suits likewise ("every such suit short" is per suit);
 2**d signed terms for d such disjunctions (one suit only: a column condition, no term).
 A shape class is a condition on a row, not on the columns: a half's groups are then told
-apart also by the shaped seat's length in the half's first suit, so that a pair of groups
-(one per half) knows that seat's four lengths, and a group meets the other half's groups
+apart also by the shorter of the shaped seat's two lengths in the half, so that a pair of
+groups (one per half) knows that seat's four lengths up to their order (all a shape class
+depends on), and a group meets the other half's groups
 whose row sums complete its own and whose row passes the shape (R rows meeting one A row
 are summed before the dot). Not covered (`covers` says so, and the caller uses the length
 matrices): a wildcard with an HCP part; past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`:
@@ -222,14 +223,16 @@ class Half:
     @staticmethod
     def pairs(allowed: np.ndarray, k1: int, k2: int, shaped: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The admissible pairs of columns (unsorted) and their group keys: the partial row
-        sums' code, then in base 14 the first suit's length at each seat with a shape (its
-        row is known only with both halves: groups of a half are told apart by it)."""
+        sums' code, then in base 14 the shorter of its two lengths at each seat with a shape
+        (its row is known only with both halves: groups of a half are told apart by it; a
+        shape class does not depend on the order of the suits, so with the seat's sum in
+        the half the shorter length says all it needs, in half as many groups)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
         p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
         c1, c2 = i1[p].astype(np.int32), i2[q].astype(np.int32)  # kept for every term: small
         key = length_code(length_vectors()[c1] + length_vectors()[c2])
         for seat in shaped:
-            key = key * 14 + length_vectors()[c1, seat]
+            key = key * 14 + np.minimum(length_vectors()[c1, seat], length_vectors()[c2, seat])
         return c1, c2, key.astype(np.int64)
 
     @staticmethod

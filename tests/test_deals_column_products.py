@@ -100,8 +100,21 @@ SLOW_WITHIN_THE_OLD_BUDGET = [
 def test_equals_the_length_matrices(text, monkeypatch):
     exact = lm.matrix_count(compiled(text))
     assert exact is not None and exact > 0
-    monkeypatch.setattr(cp, "MAX_WORK", 1e12)  # two shapes pass the budget: counted all the same
     assert count(text) == exact
+
+
+#: A 1NT opening, a two-suited overcall (Landy) and a response: two seats with shapes.
+TWO_SHAPES = "opener hcp:15-17 shape:balanced; opp1 hcp:8+ shape:two_suiter; responder hcp:8+"
+
+
+def test_two_shapes_are_within_the_budget(monkeypatch):
+    """Groups told apart by the shorter of a shaped seat's two lengths in a half, not by
+    the first: two shaped seats within the work budget (they passed it, 9,000 groups a half)."""
+    counter = cp.ColumnCount(compiled(TWO_SHAPES))
+    assert counter.within(cp.MAX_WORK / 2)
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e11)
+    assert counter.total() == lm.matrix_count(compiled(TWO_SHAPES))
 
 
 def test_the_sample_is_counted_where_the_length_matrices_give_up():
