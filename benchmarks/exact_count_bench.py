@@ -66,7 +66,7 @@ def main() -> None:
         count, method, figures = scenario_count(compiled), "honour placements", []
         if count is None:
             count, method = cross_count(compiled), "crossing"
-        if count is None and cp.covers(compiled):
+        if count is None and cp.counts(compiled):
             method = "column products"
             columns = cp.ColumnCount(compiled)
             if columns.table_bytes > cp.MAX_TABLE_BYTES:

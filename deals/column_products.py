@@ -44,9 +44,14 @@ apart also by the shorter of the shaped seat's two lengths in the half, so that 
 groups (one per half) knows that seat's four lengths up to their order (all a shape class
 depends on), and a group meets the other half's groups
 whose row sums complete its own and whose row passes the shape (R rows meeting one A row
-are summed before the dot). Not covered (`covers` says so, and the caller uses the length
-matrices): a wildcard with an HCP part; past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`:
-four wide HCP ranges, say 0-20 at every seat), None.
+are summed before the dot). A wildcard with an HCP part (`x:5+ xhcp:4+`) is all - "no
+candidate suit has its length and its HCP in range": in that term a candidate suit whose
+column gives the seat a length in range must not give it the HCP, a mask of the suit's
+honours' owners that depends on the column (`masked_terms`). Each mask is a variant of the
+suit's 35 honour-count vectors: K and G get a block per pair of variants (a column's spot
+ways sit in its variant's block only), so the sums above hold unchanged; two such seats,
+four variants of a suit at most. Past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`: four
+wide HCP ranges, say 0-20 at every seat), None, and the caller uses the length matrices.
 
 Four seats with HCP rules: the deck holds 40 HCP, so seat d's total is 40 minus the other
 three's and its rule lo_d <= h_d <= hi_d is the band 40 - hi_d <= h1 + h2 + h3 <= 40 - lo_d
@@ -90,8 +95,9 @@ from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
 from .rules import CompiledScenario, SeatRule, shape_mask
 from .tables import length_code, length_vectors
 
-#: Give up (None, the caller uses the length matrices) past this many multiply-adds.
-MAX_WORK = 6e9
+#: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
+#: 2-3 s here: most of them are BLAS products).
+MAX_WORK = 1e10
 #: ... or when G, merged, could pass this many bytes (1,225 x cells: four seats with HCP rules).
 MAX_TABLE_BYTES = 64 * 2**20
 #: A half's rows (groups of partial row sums) computed together: bounds the temporaries.
@@ -99,12 +105,20 @@ _BLOCK_CELLS = 2**20
 #: The most R of a half's merged G may weigh when it is kept for a term (`_boxed_merged`).
 _BOXED_BYTES = 40 * 2**20
 _HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
+#: The most a block of K matrices may weigh while a half is prepared.
+_K_BYTES = 64 * 2**20
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
 def covers(compiled: CompiledScenario) -> bool:
-    """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes
-    (what `column_count` counts)? A wildcard with HCP, or a kind of rule added later, is not."""
+    """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes?
+    A wildcard with HCP, or a kind of rule added later, is not. (`column_count` counts
+    wildcards with HCP too, by honour masks per column: `counts`.)"""
+    return all(_per_suit(r) for r in compiled.seat_rules) and not any(r.hcp_wildcard for r in compiled.seat_rules)
+
+
+def counts(compiled: CompiledScenario) -> bool:
+    """What `column_count` counts: `covers`, and wildcards with an HCP part."""
     return all(_per_suit(r) for r in compiled.seat_rules)
 
 
@@ -115,7 +129,7 @@ def _per_suit(rule: SeatRule) -> bool:
         len_lo=rule.len_lo, len_hi=rule.len_hi, hcp_lo=rule.hcp_lo, hcp_hi=rule.hcp_hi,
         shcp_lo=rule.shcp_lo, shcp_hi=rule.shcp_hi, wildcard=rule.wildcard, shape=rule.shape,
     )
-    return rule == kept and not rule.hcp_wildcard
+    return rule == kept
 
 
 @functools.cache
@@ -140,6 +154,15 @@ def _fit_in_deck() -> np.ndarray:
 
 def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
     """The inclusion-exclusion terms: (sign, `(4, 560)` bool, may suit k have column c)."""
+    return [(sign, allowed) for sign, allowed, _ in masked_terms(compiled)]
+
+
+def masked_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """`column_terms` with, per term, `(4, 560)` int: the seats (bits) whose wildcard HCP
+    range is excluded from suit k's honours when it has column c. A wildcard with HCP is
+    all - "no candidate suit has its length and its HCP in range"; a suit with a length in
+    range must then not have the HCP: a mask of its honours' owners in those columns
+    (`LengthMatrixCount.mask_id`), which the halves keep apart (`Half.comp`)."""
     columns = length_vectors()  # a column's lengths at the four seats
     base = np.ones((4, len(columns)), dtype=bool)
     for seat, rule in enumerate(compiled.seat_rules):
@@ -148,9 +171,15 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
     # Each disjunction "some suit of `suits` has a column passing `ok`", as its complement:
     # `short[k]` = the columns of suit k that do not pass.
     disjunctions: list[np.ndarray] = []
+    masked: list[np.ndarray] = []  # wildcards with HCP: `(4, 560)` the complement's mask bits
     for seat, rule in enumerate(compiled.seat_rules):
         w = rule.wildcard
-        if w is not None:
+        if w is not None and rule.hcp_wildcard:
+            comp = np.zeros((4, len(columns)), dtype=np.int64)
+            for k in w.candidates:
+                comp[k] = ((columns[:, seat] >= w.x_lo) & (columns[:, seat] <= w.x_hi)) << seat
+            masked.append(comp)
+        elif w is not None:
             short = np.ones((4, len(columns)), dtype=bool)
             for k in w.candidates:
                 short[k] = (columns[:, seat] < w.x_lo) | (columns[:, seat] > w.x_hi)
@@ -169,13 +198,17 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
         if short.all():
             base[:] = False
     disjunctions = [d for d in disjunctions if (~d).any(axis=1).sum() > 1]
+    everything = np.ones((4, len(columns)), dtype=bool)
+    choices = [(d, None) for d in disjunctions] + [(everything, m) for m in masked]
     terms = []
-    for size in range(len(disjunctions) + 1):
-        for chosen in combinations(disjunctions, size):
-            allowed = base.copy()
-            for short in chosen:
+    for size in range(len(choices) + 1):
+        for chosen in combinations(choices, size):
+            allowed, comp = base.copy(), np.zeros((4, len(columns)), dtype=np.int64)
+            for short, bits in chosen:
                 allowed &= short
-            terms.append(((-1) ** size, allowed))
+                if bits is not None:
+                    comp |= bits
+            terms.append(((-1) ** size, allowed, comp))
     return terms
 
 
@@ -219,6 +252,10 @@ class Half:
     c2: np.ndarray
     codes: np.ndarray
     starts: np.ndarray
+    #: Per suit (k1, k2), per column, the seats (bits) whose wildcard HCP its honours must
+    #: not have (`masked_terms`); None: none. Columns of another mask are another variant
+    #: of the suit's honour-count vectors (35 per variant).
+    comp: tuple[np.ndarray, np.ndarray] | None = None
 
     @staticmethod
     def pairs(allowed: np.ndarray, k1: int, k2: int, shaped: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,26 +273,60 @@ class Half:
         return c1, c2, key.astype(np.int64)
 
     @staticmethod
-    def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray) -> Half:
-        order = np.argsort(code, kind="stable")
+    def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray, comp=None) -> Half:
+        """Pairs sorted by group, and within a group by their variants (`k_matrices`)."""
+        if comp is None:
+            order = np.argsort(code, kind="stable")
+        else:
+            order = np.lexsort((comp[1][c2], comp[0][c1], code))  # the variants' order is the masks'
         codes, starts = np.unique(code[order], return_index=True)
-        return Half(k1, k2, c1[order], c2[order], codes, starts)
+        return Half(k1, k2, c1[order], c2[order], codes, starts, comp)
+
+    @functools.cached_property
+    def variants(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per suit, the masks (`comp` values) its columns here have, sorted: variant i of a
+        suit is its i-th mask."""
+        if self.comp is None:
+            return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        return np.unique(self.comp[0][self.c1]), np.unique(self.comp[1][self.c2])
 
     def k_matrices(self, groups: np.ndarray) -> np.ndarray:
-        """K_s `(len(groups), 35 * 35)` float64 of the groups (see the module docstring)."""
+        """K_s `(len(groups), 35 * v1 * 35 * v2)` float64 of the groups (see the module
+        docstring; v1, v2 variants of the two suits' honour-count vectors, one without a
+        wildcard HCP)."""
         spots = spot_ways().astype(np.float64)
         ends = np.append(self.starts[1:], len(self.c1))
-        out = np.empty((len(groups), _HONOURS, _HONOURS), dtype=np.float64)
+        if self.comp is None:
+            out = np.empty((len(groups), _HONOURS, _HONOURS), dtype=np.float64)
+            for i, g in enumerate(groups.tolist()):
+                rows = slice(self.starts[g], ends[g])
+                out[i] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+            return out.reshape(len(groups), _HONOURS**2)
+        v1, v2 = (len(v) for v in self.variants)
+        out = np.zeros((len(groups), v1, _HONOURS, v2, _HONOURS), dtype=np.float64)
         for i, g in enumerate(groups.tolist()):
-            rows = slice(self.starts[g], ends[g])
-            out[i] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
-        return out.reshape(len(groups), _HONOURS**2)
+            start, end = self.starts[g], ends[g]
+            # a group's pairs are sorted by their variants (`of`): one 35 x 35 block each
+            bounds = start + np.searchsorted(self._pair_variants[start:end], np.arange(v1 * v2 + 1))
+            for j in np.flatnonzero(np.diff(bounds)).tolist():
+                rows = slice(bounds[j], bounds[j + 1])
+                out[i, j // v2, :, j % v2, :] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+        return out.reshape(len(groups), -1)
+
+    @functools.cached_property
+    def _pair_variants(self) -> np.ndarray:
+        """Per pair of columns, its variants' block: variant1 * (variants of suit 2) + variant2."""
+        if self.comp is None:
+            return np.zeros(len(self.c1), dtype=np.int64)
+        v1, v2 = self.variants
+        return np.searchsorted(v1, self.comp[0][self.c1]) * len(v2) + np.searchsorted(v2, self.comp[1][self.c2])
 
 
 class ColumnCount:
     """The count of a compiled scenario by sums over columns (see the module docstring)."""
 
     def __init__(self, compiled: CompiledScenario):
+        single_threaded_blas()  # for the products of `within` too (threads contend here)
         #: HCP cells, capping, honour tables, box sums (and a band: four seats with HCP rules)
         self.tables = LengthMatrixCount(compiled, dropped_seat(compiled))
         self.cells = self.tables.cells
@@ -264,7 +335,9 @@ class ColumnCount:
         self.live = self.tables.live_cells
         self._live_index = np.full(self.cells, -1, dtype=np.int64)
         self._live_index[self.live] = np.arange(len(self.live))
-        self.terms = column_terms(compiled)
+        masked = masked_terms(compiled)
+        self.terms = [(sign, allowed) for sign, allowed, _ in masked]
+        self._comps = [comp if comp.any() else None for _, _, comp in masked]
         self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
         #: Seats with a shape class: checked per pair of groups (both halves know the row).
         self.shaped = tuple(s for s, r in enumerate(compiled.seat_rules) if r.shape is not None)
@@ -275,11 +348,11 @@ class ColumnCount:
     @functools.cached_property
     def plans(self):
         """Per term, its pairing of the suits into halves (see `_plan`)."""
-        plans = [self._plan(allowed) for _, allowed in self.terms]
+        plans = [self._plan(allowed, comp) for (_, allowed), comp in zip(self.terms, self._comps)]
         self._pairs_kept.clear()  # the six halves of every term: most of the memory
         return plans
 
-    def _plan(self, allowed: np.ndarray):
+    def _plan(self, allowed: np.ndarray, comp: np.ndarray | None = None):
         """The pairing of the suits into halves that looks cheapest (pairs of columns, and
         groups that meet: row sums s and 13 - s): (half 1, half 2, and `_meetings`)."""
         pairs = {(k1, k2): self._pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
@@ -296,7 +369,7 @@ class ColumnCount:
                 best = (guess, first, second, meet)
         assert best is not None
         _, first, second, _ = best
-        h1, h2 = Half.of(*first, *pairs[first]), Half.of(*second, *pairs[second])
+        h1, h2 = (Half.of(*ks, *pairs[ks], None if comp is None else (comp[ks[0]], comp[ks[1]])) for ks in (first, second))
         return h1, h2, *self._meetings(h1, h2)
 
     def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
@@ -360,21 +433,34 @@ class ColumnCount:
         box = self.tables.box_work
         return float(sum(a.work + b.work + self._box_rows(b) * box + m * len(self.live) for a, b, m in self.prepared))
 
-    def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _honour_pairs(self, half: Half) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
-        honour-count vectors (n1 * 35 + n2), the capped HCP cell and the ways; the pairs no
-        total can use left out. Kept per pair of suits (the terms share them)."""
-        kept = self._honour_pairs_kept.get((k1, k2))
+        honour-count vectors (n1 * 35 + n2, each in its variant's block: `Half.variants`),
+        the capped HCP cell and the ways; the pairs no total can use left out. Kept per pair
+        of suits and variants (the terms share them)."""
+        v1, v2 = half.variants
+        key = (half.k1, half.k2, tuple(v1.tolist()), tuple(v2.tolist()))
+        kept = self._honour_pairs_kept.get(key)
         if kept is None:
-            kept = self._honour_pairs_kept[(k1, k2)] = self._compute_honour_pairs(k1, k2)
+            kept = self._honour_pairs_kept[key] = self._compute_honour_pairs(half.k1, half.k2, v1, v2)
         return kept
 
-    def _compute_honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        code1, count1, ways1 = self._honour_lists[k1]
-        code2, count2, ways2 = self._honour_lists[k2]
+    def _variant_lists(self, k: int, variants: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Suit k's honour table per variant (mask), one after the other: (HCP code,
+        honour-count vector + 35 * variant, ways)."""
+        lists = [self.tables.honour_table(int(self.tables.mask_id[k, v])) for v in variants.tolist()]
+        return (
+            np.concatenate([code for code, _, _ in lists]),
+            np.concatenate([count + _HONOURS * i for i, (_, count, _) in enumerate(lists)]),
+            np.concatenate([ways for _, _, ways in lists]),
+        )
+
+    def _compute_honour_pairs(self, k1: int, k2: int, v1: np.ndarray, v2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        code1, count1, ways1 = self._variant_lists(k1, v1)
+        code2, count2, ways2 = self._variant_lists(k2, v2)
         cell = self.tables.capmap[code1[:, None] + code2[None, :]]
         live = cell < self.cells
-        counts = count1[:, None] * _HONOURS + count2[None, :]
+        counts = count1[:, None] * (_HONOURS * len(v2)) + count2[None, :]
         return counts[live], cell[live], np.multiply.outer(ways1, ways2)[live]
 
     def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
@@ -382,14 +468,25 @@ class ColumnCount:
         not all zero, equal columns merged (their rows of G summed): two suits without length
         rules need only 165 of the 1,225 (honours per seat of both suits together)."""
         groups, rows = np.unique(meeting, return_inverse=True)
-        k = half.k_matrices(groups)
-        used = np.flatnonzero((k != 0).any(axis=0))
-        columns = np.ascontiguousarray(k[:, used].T)
+        width = _HONOURS**2 * len(half.variants[0]) * len(half.variants[1])
+        # K a block of groups at a time (variants make it up to 4 times wider): the columns
+        # used are found first, and a block is computed again only when there are several
+        step = max(1, _K_BYTES // (width * 8))
+        blocks = [groups[i : i + step] for i in range(0, len(groups), step)] or [groups]
+        used_mask = np.zeros(width, dtype=bool)
+        for block in blocks:
+            k = half.k_matrices(block)
+            used_mask |= (k != 0).any(axis=0)
+        used = np.flatnonzero(used_mask)
+        if len(blocks) == 1:
+            columns = np.ascontiguousarray(k[:, used].T)
+        else:
+            columns = np.ascontiguousarray(np.concatenate([half.k_matrices(block)[:, used] for block in blocks]).T)
         del k
         first, inverse = _equal_rows(columns)
-        merge = np.full(_HONOURS**2, len(first), dtype=np.int64)  # unused pairs: a spare row
+        merge = np.full(width, len(first), dtype=np.int64)  # unused pairs: a spare row
         merge[used] = inverse
-        counts, cell, ways = self._honour_pairs(half.k1, half.k2)
+        counts, cell, ways = self._honour_pairs(half)
         merged = merge[counts]
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
@@ -503,9 +600,9 @@ class PreparedHalf:
 
 
 def column_count(compiled: CompiledScenario) -> int | None:
-    """The exact number of deals satisfying the scenario, or None when it is not covered
-    (`covers`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
-    if not covers(compiled):
+    """The exact number of deals satisfying the scenario, or None when it is not counted
+    here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
+    if not counts(compiled):
         return None
     counter = ColumnCount(compiled)
     if counter.table_bytes > MAX_TABLE_BYTES or not counter.within(MAX_WORK):

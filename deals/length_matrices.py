@@ -46,8 +46,8 @@ convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. 
 37 million matrices) get None, and the sampler estimates their probability instead.
 `deals.column_products` counts the scenarios whose length rules are per suit or shapes
 without listing matrices (with this module's tables, capping and box sums, and for four
-seats with HCP rules one of them as a band on the others' sum: `banded_axes`); what is left
-here is wildcards with HCP, and what passes its budget.
+seats with HCP rules one of them as a band on the others' sum: `banded_axes`; wildcards
+with HCP by masks per column); what is left here is what passes its budget.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ plain uniform dealing, and the sampler that publishes the probability."""
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -49,20 +50,52 @@ def count(text: str) -> int | None:
     return cp.column_count(compiled(text))
 
 
-@pytest.mark.parametrize("text", [REFERENCE_CASES[0], REFERENCE_CASES[2]])
+@pytest.mark.parametrize("text", REFERENCE_CASES)
 def test_matches_the_suit_by_suit_reference(text):
     """Three seats with HCP totals; fits of both partnerships (one suit, and an 8+ fit in
-    spades), a wildcard length x:1-2 (its complement is not a range)."""
+    spades), a wildcard length x:1-2 (its complement is not a range), a wildcard with HCP
+    (`x:4 xhcp:3+`) beside per-suit HCP rules and a shape."""
     sc = dsl.parse_scenarios(text)[0]
     exact = count(text)
     assert exact is not None and exact > 0
     assert exact % PRIME == reference_count_mod(sc, reference_matrices(sc))
 
 
-def test_what_is_not_covered_is_left_to_the_length_matrices():
-    assert not cp.covers(compiled(REFERENCE_CASES[1]))  # a wildcard with HCP
-    assert count(REFERENCE_CASES[1]) is None
+def test_what_is_covered():
+    """`covers` keeps its meaning (no wildcard with HCP); `counts` adds those."""
+    assert not cp.covers(compiled(REFERENCE_CASES[1])) and cp.counts(compiled(REFERENCE_CASES[1]))
     assert cp.covers(compiled(CUE_BID)) and cp.covers(compiled(TAKE_OUT)) and cp.covers(compiled(BALANCED))
+
+
+#: Wildcards with HCP: two seats with one (four masks of a suit's honours), the overcall of
+#: the Cue-bid with a good suit instead of clubs.
+XHCP = [
+    "opener S:4-5 H:3-4 D:2-3 hcp:10-14; opp1 S:2-3 H:3-4 x:4+ xhcp:3+ hcp:8-12; responder S:2-3 H:3 hcp:0-5 x:4 "
+    "xhcp:0-2; opp2 hcp:5+",
+    "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+ S:2-4 H:2-4 D:2-4; opp2 S:3 H:3 D:3-4",
+]
+GOOD_SUIT_CUE_BID = "opener H:5+ hcp:12-21; opp1 x:5+ xhcp:5+ hcp:8-16; responder H:3+ hcp:10+"
+
+
+@pytest.mark.parametrize("text", XHCP)
+def test_wildcards_with_hcp_equal_the_length_matrices(text, monkeypatch):
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e11)
+    exact = lm.matrix_count(compiled(text))
+    assert exact is not None and exact > 0
+    assert count(text) == exact
+
+
+def test_a_wildcard_with_hcp_splits_into_its_suits():
+    """opp1's good five-card suit is one of the four: each suit named instead (`S:5+
+    Shcp:5+`, no wildcard), and the pairs of them taken off (two such suits at most), add
+    up to the wildcard's count."""
+    def with_(*suits):
+        return count(GOOD_SUIT_CUE_BID.replace("x:5+ xhcp:5+", " ".join(f"{k}:5+ {k}hcp:5+" for k in suits)))
+
+    singles = sum(with_(k) for k in "SHDC")
+    pairs = sum(with_(a, b) for a, b in combinations("SHDC", 2))
+    assert count(GOOD_SUIT_CUE_BID) == singles - pairs
 
 
 #: `REFERENCE_CASES[1]` without its wildcard's HCP part: a shape on the seat without HCP rules.
@@ -373,9 +406,15 @@ def four_hcp_seats(draw):
         lo = max(points - draw(st.integers(0, 5)), 0)
         tokens.append(draw(st.sampled_from([f"hcp:{lo}+", f"hcp:{lo}-{points + draw(st.integers(0, 5))}"])))
         rules.append(" ".join(tokens))
-    extra = draw(st.sampled_from(["", "suit hcp", "wildcard", "fit", "shape"]))
+    extra = draw(st.sampled_from(["", "suit hcp", "wildcard", "wildcard hcp", "fit", "shape"]))
     seat = draw(st.integers(0, 3))
-    if extra == "suit hcp":
+    if extra == "wildcard hcp":
+        named = {tok[0] for tok in rules[seat].split()}
+        free = [k for k in range(4) if "SHDC"[k] not in named]
+        if free:
+            k = draw(st.sampled_from(free))
+            rules[seat] += f" x:{lengths[seat][k]}+ xhcp:{max(suit_points[seat][k] - draw(st.integers(0, 2)), 0)}+"
+    elif extra == "suit hcp":
         k = draw(st.integers(0, 3))
         rules[seat] += f" {'SHDC'[k]}hcp:{max(suit_points[seat][k] - draw(st.integers(0, 2)), 0)}+"
     elif extra == "wildcard":
