@@ -44,6 +44,9 @@ SCENARIOS = [
     "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+",
     "opener C:3+ hcp:12-21; opp1 H:5+ hcp:8-16; responder S:4 hcp:7+",
     "opener D:4+ hcp:12-21; opp1 S:5+ hcp:8-16; responder H:4+ hcp:7+",
+    # wildcards with an HCP part: an overcall in a good suit
+    "opener H:5+ hcp:12-21; opp1 x:5+ xhcp:5+ hcp:8-16; responder H:3+ hcp:10+",
+    "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+",
     # two seats with shapes: a 1NT opening, a two-suited overcall and a response
     "opener hcp:15-17 shape:balanced; opp1 hcp:8+ shape:two_suiter; responder hcp:8+",
     # four seats with HCP rules and length rules (one seat's rule a band on the others' sum)
