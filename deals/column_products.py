@@ -74,9 +74,10 @@ products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not,
 owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
 integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2**45, so
 every partial sum of the float64 products, BLAS included (K_s @ R(G) too: its terms add up
-to an entry of R(B_s)), is an integer below 2**53 and exact. The R rows meeting one A row are summed in int64 (a block's running sums stay below
-2**21 * 2**45), the dots run on 21-bit limbs (`deals.exact.exact_dot`); results are Python
-ints, and signed terms are added as such.
+to an entry of R(B_s)), is an integer below 2**53 and exact. The R rows meeting one A row
+are summed in int64 (a block's running sums stay below 2**21 * 2**45), the dots run on
+21-bit limbs (`deals.exact.exact_dot`); results are Python ints, and signed terms are
+added as such. Variants change none of it: a block of K sums some of the products K did.
 """
 
 from __future__ import annotations

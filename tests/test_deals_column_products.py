@@ -67,23 +67,15 @@ def test_what_is_covered():
     assert cp.covers(compiled(CUE_BID)) and cp.covers(compiled(TAKE_OUT)) and cp.covers(compiled(BALANCED))
 
 
-#: Wildcards with HCP: two seats with one (four masks of a suit's honours), the overcall of
-#: the Cue-bid with a good suit instead of clubs.
+#: Wildcards with HCP: two seats with one (four masks of a suit's honours), and one beside a
+#: wildcard length.
 XHCP = [
     "opener S:4-5 H:3-4 D:2-3 hcp:10-14; opp1 S:2-3 H:3-4 x:4+ xhcp:3+ hcp:8-12; responder S:2-3 H:3 hcp:0-5 x:4 "
     "xhcp:0-2; opp2 hcp:5+",
     "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+ S:2-4 H:2-4 D:2-4; opp2 S:3 H:3 D:3-4",
 ]
+#: The sample's Cue-bid with a good five-card suit for the overcall instead of clubs.
 GOOD_SUIT_CUE_BID = "opener H:5+ hcp:12-21; opp1 x:5+ xhcp:5+ hcp:8-16; responder H:3+ hcp:10+"
-
-
-@pytest.mark.parametrize("text", XHCP)
-def test_wildcards_with_hcp_equal_the_length_matrices(text, monkeypatch):
-    monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
-    monkeypatch.setattr(lm, "MAX_WORK", 1e11)
-    exact = lm.matrix_count(compiled(text))
-    assert exact is not None and exact > 0
-    assert count(text) == exact
 
 
 def test_a_wildcard_with_hcp_splits_into_its_suits():
@@ -156,13 +148,6 @@ def test_the_sample_is_counted_where_the_length_matrices_give_up():
         counter = cp.ColumnCount(compiled(text))
         assert counter.table_bytes <= cp.MAX_TABLE_BYTES and counter.within(cp.MAX_WORK / 2)
     assert count(CUE_BID) == CUE_BID_COUNT
-
-
-@pytest.mark.slow
-def test_cue_bid_equals_the_length_matrices_with_their_budget_raised(monkeypatch):
-    monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
-    monkeypatch.setattr(lm, "MAX_WORK", 1e12)
-    assert lm.matrix_count(compiled(CUE_BID)) == CUE_BID_COUNT
 
 
 def test_splitting_a_seats_hcp_range_adds_up():
@@ -291,8 +276,11 @@ SLOW_FOUR_SEATS = [
 ]
 
 
-@pytest.mark.parametrize("text", FOUR_SEATS + [pytest.param(text, marks=pytest.mark.slow) for text in SLOW_FOUR_SEATS])
-def test_four_seats_equal_the_length_matrices(text, monkeypatch):
+@pytest.mark.parametrize(
+    "text", XHCP + FOUR_SEATS + [pytest.param(text, marks=pytest.mark.slow) for text in SLOW_FOUR_SEATS]
+)
+def test_equals_the_length_matrices_with_their_budget_raised(text, monkeypatch):
+    """Wildcards with HCP, and four seats with HCP rules."""
     monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
     monkeypatch.setattr(lm, "MAX_WORK", 1e11)
     exact = lm.matrix_count(compiled(text))
@@ -340,10 +328,12 @@ def test_the_band_box_sums_equal_a_direct_sum():
 
 
 @pytest.mark.slow
-def test_cue_bid_with_four_seats_equals_the_length_matrices_with_their_budget_raised(monkeypatch):
+@pytest.mark.parametrize("text, exact", [(CUE_BID, CUE_BID_COUNT), (CUE_BID_FOUR, CUE_BID_FOUR_COUNT)], ids=["three", "four"])
+def test_cue_bid_equals_the_length_matrices_with_their_budget_raised(text, exact, monkeypatch):
+    """The constants the fast tests hold the column products to (the four-seat one: minutes)."""
     monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
     monkeypatch.setattr(lm, "MAX_WORK", 1e12)
-    assert lm.matrix_count(compiled(CUE_BID_FOUR)) == CUE_BID_FOUR_COUNT
+    assert lm.matrix_count(compiled(text)) == exact
 
 
 def test_cue_bid_with_four_seats_agrees_with_plain_dealing():
