@@ -305,13 +305,16 @@ class Half:
             return out.reshape(len(groups), _HONOURS**2)
         v1, v2 = (len(v) for v in self.variants)
         out = np.zeros((len(groups), v1, _HONOURS, v2, _HONOURS), dtype=np.float64)
-        for i, g in enumerate(groups.tolist()):
-            start, end = self.starts[g], ends[g]
-            # a group's pairs are sorted by their variants (`of`): one 35 x 35 block each
-            bounds = start + np.searchsorted(self._pair_variants[start:end], np.arange(v1 * v2 + 1))
-            for j in np.flatnonzero(np.diff(bounds)).tolist():
-                rows = slice(bounds[j], bounds[j + 1])
-                out[i, j // v2, :, j % v2, :] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+        # a group's pairs are sorted by their variants (`of`): runs of one group and one pair
+        # of variants, one 35 x 35 block of K each
+        lengths = ends[groups] - self.starts[groups]
+        pairs = np.repeat(self.starts[groups] - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
+        run_key = np.repeat(np.arange(len(groups)), lengths) * (v1 * v2) + self._pair_variants[pairs]
+        runs = np.flatnonzero(np.diff(run_key, prepend=-1))
+        for start, end, key in zip(runs.tolist(), np.append(runs[1:], len(pairs)).tolist(), run_key[runs].tolist()):
+            i, j = divmod(key, v1 * v2)
+            rows = pairs[start:end]
+            out[i, j // v2, :, j % v2, :] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
         return out.reshape(len(groups), -1)
 
     @functools.cached_property
@@ -470,20 +473,22 @@ class ColumnCount:
         rules need only 165 of the 1,225 (honours per seat of both suits together)."""
         groups, rows = np.unique(meeting, return_inverse=True)
         width = _HONOURS**2 * len(half.variants[0]) * len(half.variants[1])
-        # K a block of groups at a time (variants make it up to 4 times wider): the columns
-        # used are found first, and a block is computed again only when there are several
+        # K a block of groups at a time (variants make it up to 4 times wider), each block
+        # kept on its own nonzero columns, then laid out on the columns any block uses
         step = max(1, _K_BYTES // (width * 8))
-        blocks = [groups[i : i + step] for i in range(0, len(groups), step)] or [groups]
-        used_mask = np.zeros(width, dtype=bool)
-        for block in blocks:
-            k = half.k_matrices(block)
-            used_mask |= (k != 0).any(axis=0)
-        used = np.flatnonzero(used_mask)
-        if len(blocks) == 1:
-            columns = np.ascontiguousarray(k[:, used].T)
-        else:
-            columns = np.ascontiguousarray(np.concatenate([half.k_matrices(block)[:, used] for block in blocks]).T)
-        del k
+        kept = []
+        for i in range(0, max(len(groups), 1), step):
+            k = half.k_matrices(groups[i : i + step])
+            nonzero = np.flatnonzero((k != 0).any(axis=0))
+            kept.append((nonzero, k[:, nonzero]))
+            del k
+        used = np.unique(np.concatenate([nonzero for nonzero, _ in kept]))
+        columns = np.zeros((len(used), len(groups)), dtype=np.float64)
+        done = 0
+        for nonzero, block in kept:
+            columns[np.searchsorted(used, nonzero), done : done + len(block)] = block.T
+            done += len(block)
+        del kept
         first, inverse = _equal_rows(columns)
         merge = np.full(width, len(first), dtype=np.int64)  # unused pairs: a spare row
         merge[used] = inverse
