@@ -29,28 +29,55 @@ pairs, one `np.bincount`); K is one small matrix product per group (35 x pairs o
 x 35); A = K @ G in BLAS. Columns of K that are zero in every group are dropped and equal
 columns merged (their rows of G summed): two suits without length rules keep 165. The
 pairing of the suits into halves is the one that looks cheapest (pairs of columns, and
-groups that meet).
+groups that meet). R is linear, so R(B_s) = K_s @ R(G): the second half's box sums are
+taken once per row of its merged G (hundreds) rather than once per group (thousands). The
+products and dots run on the live cells only, those whose levels sum to at most 20 (a half
+holds 20 HCP, and a level never exceeds the HCP it stands for): 39% of the Cue-bid's cells;
+the box sums, which need the grid, on every cell.
 
 Conditions that are disjunctions over suits become products by inclusion-exclusion: a
 wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate suit has
 4 or fewer", a fit in one of several suits likewise ("every such suit short" is per suit);
 2**d signed terms for d such disjunctions (one suit only: a column condition, no term).
 A shape class is a condition on a row, not on the columns: a half's groups are then told
-apart also by the shaped seat's length in the half's first suit, so that a pair of groups
-(one per half) knows that seat's four lengths, and a group meets the other half's groups
+apart also by the shorter of the shaped seat's two lengths in the half, so that a pair of
+groups (one per half) knows that seat's four lengths up to their order (all a shape class
+depends on), and a group meets the other half's groups
 whose row sums complete its own and whose row passes the shape (R rows meeting one A row
-are summed before the dot). Not covered (`covers` says so, and the caller uses the length
-matrices): a wildcard with an HCP part; past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`:
-four seats with HCP rules), None.
+are summed before the dot). A wildcard with an HCP part (`x:5+ xhcp:4+`) is all - "no
+candidate suit has its length and its HCP in range": in that term a candidate suit whose
+column gives the seat a length in range must not give it the HCP, a mask of the suit's
+honours' owners that depends on the column (`masked_terms`). Each mask is a variant of the
+suit's 35 honour-count vectors: K and G get a block per pair of variants (a column's spot
+ways sit in its variant's block only), so the sums above hold unchanged; two such seats,
+four variants of a suit at most. Past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`: four
+wide HCP ranges, say 0-20 at every seat), None, and the caller uses the length matrices.
+
+Four seats with HCP rules: the deck holds 40 HCP, so seat d's total is 40 minus the other
+three's and its rule lo_d <= h_d <= hi_d is the band 40 - hi_d <= h1 + h2 + h3 <= 40 - lo_d
+(`length_matrices.banded_axes`). The cells then have three axes instead of four (the Cue-bid
+with `opp2 hcp:0-7`: 17 x 21 x 8 instead of 21 x 17 x 11 x 8), and R checks the band where
+the halves meet (`LengthMatrixCount.box_sums`: each B cell spread over the sums of the A
+cells it can meet, the axes boxed, R read at the A cell's own sum). Exactness: a sum needs
+every value of its terms, so the three axes are exact, not capped (`hcp:10+` keeps 10, 11,
+... apart, where alone it keeps 0..10, "10" standing for "10 or more"); what stays true is
+that HCP never come back down, so a value above a seat's top is dead (the spare cell), and
+the tops are narrowed first to what the four rules allow together (h_i <= 40 - lo_d - the
+other two's lo), which changes no deal's verdict and keeps the axes short. A cell's levels
+are then its HCP, so R's test of every kept seat's range and of the band on the sum is the
+test of all four rules. Per-suit HCP rules are masks of the honours' owners, not axes: the
+band's seat may have them too. `dropped_seat` picks the seat whose band leaves the fewest
+cells, and keeps four capped axes when those are fewer (open ranges everywhere).
 
 Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
 products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
 owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
 integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2**45, so
-every partial sum of the float64 products, BLAS included, is an integer below 2**53 and
-exact. The R rows meeting one A row are summed in int64 (a block's running sums stay below
-2**21 * 2**45), the dots run on 21-bit limbs (`deals.exact.exact_dot`); results are Python
-ints, and signed terms are added as such.
+every partial sum of the float64 products, BLAS included (K_s @ R(G) too: its terms add up
+to an entry of R(B_s)), is an integer below 2**53 and exact. The R rows meeting one A row
+are summed in int64 (a block's running sums stay below 2**21 * 2**45), the dots run on
+21-bit limbs (`deals.exact.exact_dot`); results are Python ints, and signed terms are
+added as such. Variants change none of it: a block of K sums some of the products K did.
 """
 
 from __future__ import annotations
@@ -65,23 +92,34 @@ from dsl.deck import CARDS_PER_SUIT
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
-from .length_matrices import LengthMatrixCount, spot_ways
+from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
 from .rules import CompiledScenario, SeatRule, shape_mask
 from .tables import length_code, length_vectors
 
-#: Give up (None, the caller uses the length matrices) past this many multiply-adds.
-MAX_WORK = 6e9
+#: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
+#: 2-3 s here: most of them are BLAS products).
+MAX_WORK = 1e10
 #: ... or when G, merged, could pass this many bytes (1,225 x cells: four seats with HCP rules).
 MAX_TABLE_BYTES = 64 * 2**20
 #: A half's rows (groups of partial row sums) computed together: bounds the temporaries.
 _BLOCK_CELLS = 2**20
+#: The most R of a half's merged G may weigh when it is kept for a term (`_boxed_merged`).
+_BOXED_BYTES = 40 * 2**20
 _HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
+#: The most a block of K matrices may weigh while a half is prepared.
+_K_BYTES = 64 * 2**20
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
 def covers(compiled: CompiledScenario) -> bool:
-    """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes
-    (what `column_count` counts)? A wildcard with HCP, or a kind of rule added later, is not."""
+    """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes?
+    A wildcard with HCP, or a kind of rule added later, is not. (`column_count` counts
+    wildcards with HCP too, by honour masks per column: `counts`.)"""
+    return all(_per_suit(r) for r in compiled.seat_rules) and not any(r.hcp_wildcard for r in compiled.seat_rules)
+
+
+def counts(compiled: CompiledScenario) -> bool:
+    """What `column_count` counts: `covers`, and wildcards with an HCP part."""
     return all(_per_suit(r) for r in compiled.seat_rules)
 
 
@@ -92,7 +130,7 @@ def _per_suit(rule: SeatRule) -> bool:
         len_lo=rule.len_lo, len_hi=rule.len_hi, hcp_lo=rule.hcp_lo, hcp_hi=rule.hcp_hi,
         shcp_lo=rule.shcp_lo, shcp_hi=rule.shcp_hi, wildcard=rule.wildcard, shape=rule.shape,
     )
-    return rule == kept and not rule.hcp_wildcard
+    return rule == kept
 
 
 @functools.cache
@@ -117,6 +155,15 @@ def _fit_in_deck() -> np.ndarray:
 
 def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
     """The inclusion-exclusion terms: (sign, `(4, 560)` bool, may suit k have column c)."""
+    return [(sign, allowed) for sign, allowed, _ in masked_terms(compiled)]
+
+
+def masked_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """`column_terms` with, per term, `(4, 560)` int: the seats (bits) whose wildcard HCP
+    range is excluded from suit k's honours when it has column c. A wildcard with HCP is
+    all - "no candidate suit has its length and its HCP in range"; a suit with a length in
+    range must then not have the HCP: a mask of its honours' owners in those columns
+    (`LengthMatrixCount.mask_id`), which the halves keep apart (`Half.comp`)."""
     columns = length_vectors()  # a column's lengths at the four seats
     base = np.ones((4, len(columns)), dtype=bool)
     for seat, rule in enumerate(compiled.seat_rules):
@@ -125,9 +172,15 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
     # Each disjunction "some suit of `suits` has a column passing `ok`", as its complement:
     # `short[k]` = the columns of suit k that do not pass.
     disjunctions: list[np.ndarray] = []
+    masked: list[np.ndarray] = []  # wildcards with HCP: `(4, 560)` the complement's mask bits
     for seat, rule in enumerate(compiled.seat_rules):
         w = rule.wildcard
-        if w is not None:
+        if w is not None and rule.hcp_wildcard:
+            comp = np.zeros((4, len(columns)), dtype=np.int64)
+            for k in w.candidates:
+                comp[k] = ((columns[:, seat] >= w.x_lo) & (columns[:, seat] <= w.x_hi)) << seat
+            masked.append(comp)
+        elif w is not None:
             short = np.ones((4, len(columns)), dtype=bool)
             for k in w.candidates:
                 short[k] = (columns[:, seat] < w.x_lo) | (columns[:, seat] > w.x_hi)
@@ -146,14 +199,33 @@ def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
         if short.all():
             base[:] = False
     disjunctions = [d for d in disjunctions if (~d).any(axis=1).sum() > 1]
+    everything = np.ones((4, len(columns)), dtype=bool)
+    choices = [(d, None) for d in disjunctions] + [(everything, m) for m in masked]
     terms = []
-    for size in range(len(disjunctions) + 1):
-        for chosen in combinations(disjunctions, size):
-            allowed = base.copy()
-            for short in chosen:
+    for size in range(len(choices) + 1):
+        for chosen in combinations(choices, size):
+            allowed, comp = base.copy(), np.zeros((4, len(columns)), dtype=np.int64)
+            for short, bits in chosen:
                 allowed &= short
-            terms.append(((-1) ** size, allowed))
+                if bits is not None:
+                    comp |= bits
+            terms.append(((-1) ** size, allowed, comp))
     return terms
+
+
+def dropped_seat(compiled: CompiledScenario) -> int | None:
+    """With HCP rules on all four seats, the seat whose rule is best said as a band on the
+    others' sum (`length_matrices.banded_axes`): the one that leaves the fewest cells, if
+    fewer than the four axes' (None: no band)."""
+    axes = hcp_axes(compiled.seat_rules)
+    if len(axes) < 4:
+        return None
+    best, fewest = None, int(np.prod([a.levels for a in axes]))
+    for seat in range(4):
+        cells = int(np.prod([a.levels for a in banded_axes(compiled.seat_rules, seat)[0]]))
+        if cells < fewest:
+            best, fewest = seat, cells
+    return best
 
 
 def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,44 +253,95 @@ class Half:
     c2: np.ndarray
     codes: np.ndarray
     starts: np.ndarray
+    #: Per suit (k1, k2), per column, the seats (bits) whose wildcard HCP its honours must
+    #: not have (`masked_terms`); None: none. Columns of another mask are another variant
+    #: of the suit's honour-count vectors (35 per variant).
+    comp: tuple[np.ndarray, np.ndarray] | None = None
 
     @staticmethod
     def pairs(allowed: np.ndarray, k1: int, k2: int, shaped: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The admissible pairs of columns (unsorted) and their group keys: the partial row
-        sums' code, then in base 14 the first suit's length at each seat with a shape (its
-        row is known only with both halves: groups of a half are told apart by it)."""
+        sums' code, then in base 14 the shorter of its two lengths at each seat with a shape
+        (its row is known only with both halves: groups of a half are told apart by it; a
+        shape class does not depend on the order of the suits, so with the seat's sum in
+        the half the shorter length says all it needs, in half as many groups)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
         p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
         c1, c2 = i1[p].astype(np.int32), i2[q].astype(np.int32)  # kept for every term: small
         key = length_code(length_vectors()[c1] + length_vectors()[c2])
         for seat in shaped:
-            key = key * 14 + length_vectors()[c1, seat]
+            key = key * 14 + np.minimum(length_vectors()[c1, seat], length_vectors()[c2, seat])
         return c1, c2, key.astype(np.int64)
 
     @staticmethod
-    def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray) -> Half:
-        order = np.argsort(code, kind="stable")
+    def of(k1: int, k2: int, c1: np.ndarray, c2: np.ndarray, code: np.ndarray, comp=None) -> Half:
+        """Pairs sorted by group, and within a group by their variants (`k_matrices`)."""
+        if comp is None:
+            order = np.argsort(code, kind="stable")
+        else:
+            order = np.lexsort((comp[1][c2], comp[0][c1], code))  # the variants' order is the masks'
         codes, starts = np.unique(code[order], return_index=True)
-        return Half(k1, k2, c1[order], c2[order], codes, starts)
+        return Half(k1, k2, c1[order], c2[order], codes, starts, comp)
+
+    @functools.cached_property
+    def variants(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per suit, the masks (`comp` values) its columns here have, sorted: variant i of a
+        suit is its i-th mask."""
+        if self.comp is None:
+            return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        return np.unique(self.comp[0][self.c1]), np.unique(self.comp[1][self.c2])
 
     def k_matrices(self, groups: np.ndarray) -> np.ndarray:
-        """K_s `(len(groups), 35 * 35)` float64 of the groups (see the module docstring)."""
+        """K_s `(len(groups), 35 * v1 * 35 * v2)` float64 of the groups (see the module
+        docstring; v1, v2 variants of the two suits' honour-count vectors, one without a
+        wildcard HCP)."""
         spots = spot_ways().astype(np.float64)
         ends = np.append(self.starts[1:], len(self.c1))
-        out = np.empty((len(groups), _HONOURS, _HONOURS), dtype=np.float64)
-        for i, g in enumerate(groups.tolist()):
-            rows = slice(self.starts[g], ends[g])
-            out[i] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
-        return out.reshape(len(groups), _HONOURS**2)
+        if self.comp is None:
+            out = np.empty((len(groups), _HONOURS, _HONOURS), dtype=np.float64)
+            for i, g in enumerate(groups.tolist()):
+                rows = slice(self.starts[g], ends[g])
+                out[i] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+            return out.reshape(len(groups), _HONOURS**2)
+        v1, v2 = (len(v) for v in self.variants)
+        out = np.zeros((len(groups), v1, _HONOURS, v2, _HONOURS), dtype=np.float64)
+        # a group's pairs are sorted by their variants (`of`): runs of one group and one pair
+        # of variants, one 35 x 35 block of K each
+        lengths = ends[groups] - self.starts[groups]
+        pairs = np.repeat(self.starts[groups] - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
+        run_key = np.repeat(np.arange(len(groups)), lengths) * (v1 * v2) + self._pair_variants[pairs]
+        runs = np.flatnonzero(np.diff(run_key, prepend=-1))
+        for start, end, key in zip(runs.tolist(), np.append(runs[1:], len(pairs)).tolist(), run_key[runs].tolist()):
+            i, j = divmod(key, v1 * v2)
+            rows = pairs[start:end]
+            out[i, j // v2, :, j % v2, :] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
+        return out.reshape(len(groups), -1)
+
+    @functools.cached_property
+    def _pair_variants(self) -> np.ndarray:
+        """Per pair of columns, its variants' block: variant1 * (variants of suit 2) + variant2."""
+        if self.comp is None:
+            return np.zeros(len(self.c1), dtype=np.int64)
+        v1, v2 = self.variants
+        return np.searchsorted(v1, self.comp[0][self.c1]) * len(v2) + np.searchsorted(v2, self.comp[1][self.c2])
 
 
 class ColumnCount:
     """The count of a compiled scenario by sums over columns (see the module docstring)."""
 
     def __init__(self, compiled: CompiledScenario):
-        self.tables = LengthMatrixCount(compiled)  # HCP cells, capping, honour tables, box sums
+        single_threaded_blas()  # for the products of `within` too (threads contend here)
+        #: HCP cells, capping, honour tables, box sums (and a band: four seats with HCP rules)
+        self.tables = LengthMatrixCount(compiled, dropped_seat(compiled))
         self.cells = self.tables.cells
-        self.terms = column_terms(compiled)
+        #: The cells a half can hold (`LengthMatrixCount.live_cells`): the products and dots
+        #: run on these alone, the box sums on every cell.
+        self.live = self.tables.live_cells
+        self._live_index = np.full(self.cells, -1, dtype=np.int64)
+        self._live_index[self.live] = np.arange(len(self.live))
+        masked = masked_terms(compiled)
+        self.terms = [(sign, allowed) for sign, allowed, _ in masked]
+        self._comps = [comp if comp.any() else None for _, _, comp in masked]
         self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
         #: Seats with a shape class: checked per pair of groups (both halves know the row).
         self.shaped = tuple(s for s, r in enumerate(compiled.seat_rules) if r.shape is not None)
@@ -229,11 +352,11 @@ class ColumnCount:
     @functools.cached_property
     def plans(self):
         """Per term, its pairing of the suits into halves (see `_plan`)."""
-        plans = [self._plan(allowed) for _, allowed in self.terms]
+        plans = [self._plan(allowed, comp) for (_, allowed), comp in zip(self.terms, self._comps)]
         self._pairs_kept.clear()  # the six halves of every term: most of the memory
         return plans
 
-    def _plan(self, allowed: np.ndarray):
+    def _plan(self, allowed: np.ndarray, comp: np.ndarray | None = None):
         """The pairing of the suits into halves that looks cheapest (pairs of columns, and
         groups that meet: row sums s and 13 - s): (half 1, half 2, and `_meetings`)."""
         pairs = {(k1, k2): self._pairs(allowed, k1, k2) for k1, k2 in combinations(range(4), 2)}
@@ -250,7 +373,7 @@ class ColumnCount:
                 best = (guess, first, second, meet)
         assert best is not None
         _, first, second, _ = best
-        h1, h2 = Half.of(*first, *pairs[first]), Half.of(*second, *pairs[second])
+        h1, h2 = (Half.of(*ks, *pairs[ks], None if comp is None else (comp[ks[0]], comp[ks[1]])) for ks in (first, second))
         return h1, h2, *self._meetings(h1, h2)
 
     def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
@@ -292,9 +415,9 @@ class ColumnCount:
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
         as soon as those prepared pass it (the rest are not prepared)."""
-        levels, work, done = sum(self.tables.shape), 0.0, []
+        work, done = 0.0, []
         for a, b, meetings in self._preparing():
-            work += a.work + b.work + len(b.columns) * self.cells * levels + meetings * self.cells
+            work += a.work + b.work + self._box_rows(b) * self.tables.box_work + meetings * len(self.live)
             if work > budget:
                 return False
             done.append((a, b, meetings))
@@ -311,24 +434,37 @@ class ColumnCount:
     def work(self) -> float:
         """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
         sums of the second."""
-        levels = sum(self.tables.shape)
-        return float(sum(a.work + b.work + (len(b.columns) * levels + m) * self.cells for a, b, m in self.prepared))
+        box = self.tables.box_work
+        return float(sum(a.work + b.work + self._box_rows(b) * box + m * len(self.live) for a, b, m in self.prepared))
 
-    def _honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _honour_pairs(self, half: Half) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
-        honour-count vectors (n1 * 35 + n2), the capped HCP cell and the ways; the pairs no
-        total can use left out. Kept per pair of suits (the terms share them)."""
-        kept = self._honour_pairs_kept.get((k1, k2))
+        honour-count vectors (n1 * 35 + n2, each in its variant's block: `Half.variants`),
+        the capped HCP cell and the ways; the pairs no total can use left out. Kept per pair
+        of suits and variants (the terms share them)."""
+        v1, v2 = half.variants
+        key = (half.k1, half.k2, tuple(v1.tolist()), tuple(v2.tolist()))
+        kept = self._honour_pairs_kept.get(key)
         if kept is None:
-            kept = self._honour_pairs_kept[(k1, k2)] = self._compute_honour_pairs(k1, k2)
+            kept = self._honour_pairs_kept[key] = self._compute_honour_pairs(half.k1, half.k2, v1, v2)
         return kept
 
-    def _compute_honour_pairs(self, k1: int, k2: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        code1, count1, ways1 = self._honour_lists[k1]
-        code2, count2, ways2 = self._honour_lists[k2]
+    def _variant_lists(self, k: int, variants: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Suit k's honour table per variant (mask), one after the other: (HCP code,
+        honour-count vector + 35 * variant, ways)."""
+        lists = [self.tables.honour_table(int(self.tables.mask_id[k, v])) for v in variants.tolist()]
+        return (
+            np.concatenate([code for code, _, _ in lists]),
+            np.concatenate([count + _HONOURS * i for i, (_, count, _) in enumerate(lists)]),
+            np.concatenate([ways for _, _, ways in lists]),
+        )
+
+    def _compute_honour_pairs(self, k1: int, k2: int, v1: np.ndarray, v2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        code1, count1, ways1 = self._variant_lists(k1, v1)
+        code2, count2, ways2 = self._variant_lists(k2, v2)
         cell = self.tables.capmap[code1[:, None] + code2[None, :]]
         live = cell < self.cells
-        counts = count1[:, None] * _HONOURS + count2[None, :]
+        counts = count1[:, None] * (_HONOURS * len(v2)) + count2[None, :]
         return counts[live], cell[live], np.multiply.outer(ways1, ways2)[live]
 
     def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
@@ -336,35 +472,71 @@ class ColumnCount:
         not all zero, equal columns merged (their rows of G summed): two suits without length
         rules need only 165 of the 1,225 (honours per seat of both suits together)."""
         groups, rows = np.unique(meeting, return_inverse=True)
-        k = half.k_matrices(groups)
-        used = np.flatnonzero((k != 0).any(axis=0))
-        columns = np.ascontiguousarray(k[:, used].T)
-        del k
+        width = _HONOURS**2 * len(half.variants[0]) * len(half.variants[1])
+        # K a block of groups at a time (variants make it up to 4 times wider), each block
+        # kept on its own nonzero columns, then laid out on the columns any block uses
+        step = max(1, _K_BYTES // (width * 8))
+        kept = []
+        for i in range(0, max(len(groups), 1), step):
+            k = half.k_matrices(groups[i : i + step])
+            nonzero = np.flatnonzero((k != 0).any(axis=0))
+            kept.append((nonzero, k[:, nonzero]))
+            del k
+        used = np.unique(np.concatenate([nonzero for nonzero, _ in kept]))
+        columns = np.zeros((len(used), len(groups)), dtype=np.float64)
+        done = 0
+        for nonzero, block in kept:
+            columns[np.searchsorted(used, nonzero), done : done + len(block)] = block.T
+            done += len(block)
+        del kept
         first, inverse = _equal_rows(columns)
-        merge = np.full(_HONOURS**2, len(first), dtype=np.int64)  # unused pairs: a spare row
+        merge = np.full(width, len(first), dtype=np.int64)  # unused pairs: a spare row
         merge[used] = inverse
-        counts, cell, ways = self._honour_pairs(half.k1, half.k2)
+        counts, cell, ways = self._honour_pairs(half)
         merged = merge[counts]
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
         g = (merged[order], cell[order], ways[order], starts)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel())
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
         total = 0
-        block = max(1, _BLOCK_CELLS // self.cells)
+        live = len(self.live)
+        block = max(1, _BLOCK_CELLS // live)
+        boxed = self._boxed_merged(b)
         for i in range(0, len(a.rows), block):
             ua, ia = np.unique(a.rows[i : i + block], return_inverse=True)
             ub, ib = np.unique(b.rows[i : i + block], return_inverse=True)
-            r = self.tables.box_sums(b.tables(ub))[ib.ravel()]
+            if boxed is None:
+                r = self.tables.box_sums(b.tables(ub))[:, self.live][ib.ravel()]
+            else:
+                r = b.boxed_tables(ub, boxed)[ib.ravel()]
             # the R rows meeting one A row summed first (pairs are sorted by g1), in int64:
             # each is below 2**45, so running sums over a block (< 2**21 rows) stay below 2**63
             ends = np.append(np.flatnonzero(np.diff(ia.ravel())), len(r) - 1)
             running = np.cumsum(r, axis=0)
-            meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, self.cells), dtype=np.int64))
-            total += exact_dot(a.tables(ua), meeting)
+            meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, live), dtype=np.int64))
+            total += exact_dot(a.live_tables(ua), meeting)
         return total
+
+    def _boxed_merged(self, b: PreparedHalf) -> np.ndarray | None:
+        """R of each row of b's merged G on the live cells, `(distinct, live)` float64, when
+        that is fewer box sums than b's groups (R is linear: R(B_s) = K_s @ R(G)) and within
+        `_BOXED_BYTES`; else None (each group's B is boxed)."""
+        distinct = b.columns.shape[1]
+        if self._box_rows(b) == len(b.columns):
+            return None
+        step = max(1, _BLOCK_CELLS // (4 * self.cells))
+        blocks = [self.tables.box_sums(b.merged_rows(d, min(d + step, distinct)))[:, self.live] for d in range(0, distinct, step)]
+        return np.concatenate(blocks).astype(np.float64)
+
+    def _box_rows(self, b: PreparedHalf) -> int:
+        """How many tables `term_total` boxes for b: its merged G's rows, or its groups."""
+        distinct = b.columns.shape[1]
+        if distinct < len(b.columns) and distinct * self.cells * 8 <= _BOXED_BYTES:
+            return distinct
+        return len(b.columns)
 
     def total(self) -> int:
         single_threaded_blas()
@@ -382,30 +554,61 @@ class PreparedHalf:
     merged: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     cells: int
     rows: np.ndarray  # (pairs,) int64
+    #: cell -> its index among the live cells (those a half can hold), -1 for the others
+    live_index: np.ndarray | None = None
+
+    @property
+    def live(self) -> int:
+        return self.cells if self.live_index is None else int((self.live_index >= 0).sum())
 
     @property
     def work(self) -> float:
-        return float(self.columns.size * self.cells)
+        return float(self.columns.size * self.live)
 
     def tables(self, groups: np.ndarray) -> np.ndarray:
         """A_s `(groups, cells)` int64 (exact: see the module docstring). G's rows are made
         dense a block at a time, so that no table of 1,225 x cells is held."""
-        row, cell, ways, starts = self.merged
         out = np.zeros((len(groups), self.cells), dtype=np.float64)
         columns = self.columns[groups]
         step = max(1, _BLOCK_CELLS // (4 * self.cells))
         for d in range(0, columns.shape[1], step):
             e = min(d + step, columns.shape[1])
-            entries = slice(starts[d], starts[e])
-            dense = np.bincount((row[entries] - d) * self.cells + cell[entries], weights=ways[entries], minlength=(e - d) * self.cells)
-            out += columns[:, d:e] @ dense.reshape(e - d, self.cells)
+            out += columns[:, d:e] @ self.merged_rows(d, e)
         return np.rint(out).astype(np.int64)
+
+    def live_tables(self, groups: np.ndarray) -> np.ndarray:
+        """`tables` on the live cells only, `(groups, live)` int64 (the other cells hold 0)."""
+        out = np.zeros((len(groups), self.live), dtype=np.float64)
+        columns = self.columns[groups]
+        step = max(1, _BLOCK_CELLS // (4 * self.live))
+        for d in range(0, columns.shape[1], step):
+            e = min(d + step, columns.shape[1])
+            out += columns[:, d:e] @ self.merged_rows(d, e, live=True)
+        return np.rint(out).astype(np.int64)
+
+    def merged_rows(self, d: int, e: int, live: bool = False) -> np.ndarray:
+        """Rows d..e-1 of G merged, dense `(e - d, cells)` float64 (`live`: on the live cells:
+        no entry of G is elsewhere, a half's HCP being at most 20)."""
+        row, cell, ways, starts = self.merged
+        entries = slice(starts[d], starts[e])
+        width = self.cells
+        cell = cell[entries]
+        if live and self.live_index is not None:
+            width, cell = self.live, self.live_index[cell]
+        dense = np.bincount((row[entries] - d) * width + cell, weights=ways[entries], minlength=(e - d) * width)
+        return dense.reshape(e - d, width)
+
+    def boxed_tables(self, groups: np.ndarray, boxed: np.ndarray) -> np.ndarray:
+        """R(B_s) = K_s @ R(G) `(groups, len(boxed[0]))` int64, from `boxed` = R of each row of
+        G (`ColumnCount._boxed_merged`: on the live cells). Exact: every product and partial sum is non-negative
+        and at most R(B_s)'s entry, a sum of some of B_s's, below 2**45."""
+        return np.rint(self.columns[groups] @ boxed).astype(np.int64)
 
 
 def column_count(compiled: CompiledScenario) -> int | None:
-    """The exact number of deals satisfying the scenario, or None when it is not covered
-    (`covers`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
-    if not covers(compiled):
+    """The exact number of deals satisfying the scenario, or None when it is not counted
+    here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
+    if not counts(compiled):
         return None
     counter = ColumnCount(compiled)
     if counter.table_bytes > MAX_TABLE_BYTES or not counter.within(MAX_WORK):

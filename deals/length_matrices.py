@@ -45,8 +45,9 @@ convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. 
 `MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
 37 million matrices) get None, and the sampler estimates their probability instead.
 `deals.column_products` counts the scenarios whose length rules are per suit or shapes
-without listing matrices (with this module's tables, capping and box sums); what is left
-here is wildcards with HCP, and what passes its budget.
+without listing matrices (with this module's tables, capping and box sums, and for four
+seats with HCP rules one of them as a band on the others' sum: `banded_axes`; wildcards
+with HCP by masks per column); what is left here is what passes its budget.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from math import factorial, prod
 
 import numpy as np
 
-from dsl.deck import HONOUR_HCP, MAX_HAND_HCP
+from dsl.deck import DECK_HCP, HONOUR_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
@@ -79,15 +80,17 @@ _KEPT_BYTES = 48 * 2**20  # half tables kept between a group and its mirror
 
 @dataclass(frozen=True)
 class HcpAxis:
-    """A seat's HCP total as one axis of the tables, capped (see the module docstring)."""
+    """A seat's HCP total as one axis of the tables, capped (see the module docstring);
+    `exact`: never capped below, every value 0..hi kept (a `SumBand` adds the values up)."""
 
     seat: int
     lo: int
     hi: int
+    exact: bool = False
 
     @property
     def open(self) -> bool:
-        return self.hi >= MAX_HAND_HCP
+        return self.hi >= MAX_HAND_HCP and not self.exact
 
     @property
     def levels(self) -> int:
@@ -108,6 +111,33 @@ def hcp_axes(rules) -> tuple[HcpAxis, ...]:
     return tuple(
         HcpAxis(s, r.hcp_lo, r.hcp_hi) for s, r in enumerate(rules) if r.hcp_lo > 0 or r.hcp_hi < MAX_HAND_HCP
     )
+
+
+@dataclass(frozen=True)
+class SumBand:
+    """Seat `dropped`'s HCP rule said by the other three: the deck holds DECK_HCP, so
+    lo4 <= hcp4 <= hi4 is DECK_HCP - hi4 <= h1 + h2 + h3 <= DECK_HCP - lo4 (`lo`, `hi`)."""
+
+    dropped: int
+    lo: int
+    hi: int
+
+
+def banded_axes(rules, dropped: int) -> tuple[tuple[HcpAxis, HcpAxis, HcpAxis], SumBand]:
+    """The other three seats as exact axes, and seat `dropped`'s rule as a band on their sum.
+    Each kept seat's bounds are narrowed to what the four rules together allow (the others'
+    bounds and the deck's total): values above the narrowed top are then dead, as in any
+    closed range, and the cells stay small; below it every value is kept (the band adds them)."""
+    lo = [r.hcp_lo for r in rules]
+    hi = [min(r.hcp_hi, DECK_HCP) for r in rules]
+    kept = [s for s in range(4) if s != dropped]
+    axes = []
+    for s in kept:
+        others = [t for t in kept if t != s]
+        top = min(hi[s], DECK_HCP - lo[dropped] - sum(lo[t] for t in others))
+        bottom = max(lo[s], DECK_HCP - hi[dropped] - sum(hi[t] for t in others))
+        axes.append(HcpAxis(s, bottom, max(top, 0), exact=True))  # bottom > top: nothing passes
+    return tuple(axes), SumBand(dropped, DECK_HCP - hi[dropped], DECK_HCP - lo[dropped])  # type: ignore[return-value]
 
 
 @functools.cache
@@ -191,10 +221,16 @@ def _matrices(compiled, first, last, a, b, v2, last_ok) -> np.ndarray:
 class LengthMatrixCount:
     """The count of a compiled scenario by length matrices (see the module docstring)."""
 
-    def __init__(self, compiled: CompiledScenario):
+    def __init__(self, compiled: CompiledScenario, dropped: int | None = None):
+        """`dropped`: a seat whose HCP rule is not an axis but a band on the sum of the other
+        three (`banded_axes`; four seats with HCP rules, in `deals.column_products`)."""
         self.compiled = compiled
         self.rules: tuple[SeatRule, ...] = compiled.seat_rules
-        self.axes = hcp_axes(self.rules)
+        self.band: SumBand | None = None
+        if dropped is None:
+            self.axes = hcp_axes(self.rules)
+        else:
+            self.axes, self.band = banded_axes(self.rules, dropped)
         self.shape = tuple(a.levels for a in self.axes)
         self.cells = int(np.prod(self.shape, dtype=np.int64))
         n = len(self.axes)
@@ -225,6 +261,33 @@ class LengthMatrixCount:
         self._halves_kept: dict[int, np.ndarray] = {}
         #: Halves per block of `_group_sum` (rows and columns of C: at most 512).
         self._block = int(np.clip(_BLOCK_CELLS // self.cells, 16, 512))
+        if self.band is not None:
+            # exact axes: a cell's levels are the three seats' HCP in the half, σ their sum
+            sigma = np.indices(self.shape).reshape(n, self.cells).sum(axis=0)
+            top = min(2 * MAX_SUIT_HCP, int(sigma.max()))  # a half holds 20 HCP
+            #: The sums τ of a cell that some cell of the other half (σ <= top) completes to
+            #: the band: τ = `_tau0` + 0 .. `_sums` - 1.
+            self._tau0 = max(0, self.band.lo - top)
+            self._sums = max(1, min(top, self.band.hi) - self._tau0 + 1)
+            total = self._tau0 + np.arange(self._sums)[None, :] + sigma[:, None]
+            #: `[v, τ]`: does cell v of one half pass the band beside a cell of sum τ?
+            self._band_mask = ((total >= self.band.lo) & (total <= self.band.hi)).astype(np.float64)
+            self._sigma = sigma
+
+    @functools.cached_property
+    def live_cells(self) -> np.ndarray:
+        """The cells a half can hold: levels summing to at most 20 (a half holds 20 HCP, and
+        a level is at most the HCP it stands for)."""
+        levels = np.indices(self.shape).reshape(len(self.shape), self.cells).sum(axis=0)
+        return np.flatnonzero(levels <= 2 * MAX_SUIT_HCP)
+
+    @property
+    def box_work(self) -> float:
+        """Multiply-adds of `box_sums` per table."""
+        levels = sum(self.shape)
+        if self.band is None:
+            return float(self.cells * levels)
+        return float(self.cells * ((levels - max(self.shape)) * self._sums + max(self.shape)))
 
     def _suit_masks(self) -> np.ndarray:
         """`[suit, complemented, seat, h]`: may the seat hold h HCP (0..10) in the suit?
@@ -311,13 +374,60 @@ class LengthMatrixCount:
         return np.stack([self._halves_kept[k] for k in keys.tolist()]) if len(keys) else np.zeros((0, self.cells), dtype=np.int64)
 
     def box_sums(self, p: np.ndarray) -> np.ndarray:
-        """R[u] = sum of P[v] over the cells v whose totals with u pass every axis: one 0/1
-        matrix product per axis, in float64 (exact: every partial sum is part of a row)."""
-        t = p.astype(np.float64).reshape((len(p),) + self.shape)
+        """R[u] = sum of P[v] over the cells v whose totals with u pass every axis (and the
+        band): one 0/1 matrix product per axis, in float64 (exact: every partial sum is part
+        of a row)."""
+        if self.band is not None:
+            return self._banded_box_sums(p)
+        t = self._boxed(p.astype(np.float64).reshape((len(p),) + self.shape))
+        return np.rint(t).astype(np.int64).reshape(len(p), self.cells)
+
+    def _boxed(self, t: np.ndarray) -> np.ndarray:
+        """The box sums along axes 1..n of `t` (rows first, cells' axes, maybe more after)."""
         for axis, box in enumerate(self._box):
             front = np.moveaxis(t, axis + 1, 0)
             t = np.moveaxis((box @ front.reshape(front.shape[0], -1)).reshape(front.shape), 0, axis + 1)
-        return np.rint(t).astype(np.int64).reshape(len(p), self.cells)
+        return t
+
+    def _banded_box_sums(self, p: np.ndarray) -> np.ndarray:
+        """`box_sums` with the band: it ties the axes together through the sum σ of the three
+        seats' HCP, so each P[v] is first spread over the sums τ of the other half's cell it
+        can meet (those with band.lo <= σ(v) + τ <= band.hi), the two shorter axes are boxed
+        with τ kept apart, and the longest one last, read only at τ = σ(u) (a gather, not a
+        product over every τ). A cell that meets no cell within the band gets 0 (σ(u) > 20:
+        no half holds it)."""
+        out = np.empty((len(p), self.cells), dtype=np.int64)
+        index, weight = self._band_reading
+        step = max(1, _BLOCK_CELLS // (self.cells * self._sums))
+        spread = np.empty((min(step, len(p)), self._sums, self.cells), dtype=np.float64)
+        for s in range(0, len(p), step):
+            block = p[s : s + step].astype(np.float64)
+            t = np.multiply(block[:, None, :], self._band_mask.T[None], out=spread[: len(block)])  # (rows, τ, cells)
+            for axis in self._band_order[:-1]:
+                t = _box_along(t, self._box[axis], len(block) * self._sums * int(np.prod(self.shape[:axis])))
+            flat = t.reshape(len(block), self._sums * self.cells)
+            # float64 sums of subsets of a row: exact (see `box_sums`)
+            out[s : s + step] = np.rint(np.einsum("rck,ck->rc", flat[:, index], weight)).astype(np.int64)
+        return out
+
+    @functools.cached_property
+    def _band_order(self) -> list[int]:
+        """The axes in the order `_banded_box_sums` boxes them: the longest last."""
+        return sorted(range(len(self.shape)), key=lambda a: (self.shape[a], a))
+
+    @functools.cached_property
+    def _band_reading(self) -> tuple[np.ndarray, np.ndarray]:
+        """For the last axis j of `_banded_box_sums`: per cell u and level v of axis j, the
+        flat index of (τ = σ(u), u with its level j set to v) and the box weight of (u_j, v)."""
+        j = self._band_order[-1]
+        levels = np.indices(self.shape).reshape(len(self.shape), self.cells)  # (axes, cells)
+        stride = int(np.prod(self.shape[j + 1 :]))
+        v = np.arange(self.shape[j])
+        moved = (np.arange(self.cells) - levels[j] * stride)[:, None] + v[None, :] * stride
+        tau = self._sigma[:, None] - self._tau0
+        read = (tau >= 0) & (tau < self._sums)  # other cells meet no cell within the band
+        index = np.clip(tau, 0, self._sums - 1) * self.cells + moved
+        return index, self._box[j][levels[j]][:, v] * read
 
     # -- the sum over matrices -----------------------------------------------------------
 
@@ -421,6 +531,19 @@ class Plan:
     group: np.ndarray
     #: Roughly the operations `total` needs, in multiply-adds (for `MAX_WORK`).
     work: float = 0.0
+
+
+def _box_along(t: np.ndarray, box: np.ndarray, before: int) -> np.ndarray:
+    """`t` (C order) boxed along the axis of length `len(box)` after `before` rows' worth of
+    leading axes: one batched product, or, when what follows the axis is short (many tiny
+    products), the axis moved last for one large product and moved back."""
+    x = t.reshape(before, len(box), -1)
+    if x.shape[2] == 1:  # the last axis: one product, no copy
+        return x.reshape(before, len(box)) @ box.T
+    if x.shape[2] >= 64:
+        return np.matmul(box, x)
+    moved = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(-1, len(box)) @ box.T
+    return np.ascontiguousarray(moved.reshape(before, x.shape[2], len(box)).transpose(0, 2, 1))
 
 
 def _check_below(x: np.ndarray, bits: int) -> None:

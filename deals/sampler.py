@@ -445,7 +445,7 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
 
     # The kind was "cross", whose -1 (past the budget) now wrongly stands for scenarios
     # counted exactly: a new kind, so that an old cache is not reused.
-    kind = "cross-columns"
+    kind = "cross-band"  # "cross-columns" before the band, whose -1 stood for four HCP seats now counted
     cached = cache.get_int(kind, compiled)
     if cached is not None:
         return cached if cached >= 0 else None

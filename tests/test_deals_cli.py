@@ -134,7 +134,7 @@ def test_empty_dsl_gives_no_scenarios(monkeypatch):
 
 
 def test_estimated_probability_has_an_interval(monkeypatch):
-    text = "opener hcp:12-21 S:0-12; opp1 hcp:12+; responder hcp:0-8; opp2 hcp:0-8"  # past the exact count's budget
+    text = "opener hcp:0-20 S:0-12; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"  # past the exact count's budget
     code, out, _ = run(monkeypatch, text, "--count", "5")
     entry = json.loads(out)["scenarios"][0]
     assert code == 0 and entry["probability_exact"] is False
@@ -148,7 +148,7 @@ def test_each_entry_is_its_scenario_outcome(monkeypatch):
     from deals.outcome import deal_outcome
     from deals.rng import make_rng
 
-    text = "bad: opener S:7+; responder S:7+ // " + SPLINTER + " // opener hcp:12-21 S:0-12; opp1 hcp:12+; responder hcp:0-8; opp2 hcp:0-8"
+    text = "bad: opener S:7+; responder S:7+ // " + SPLINTER + " // opener hcp:0-20 S:0-12; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"
     code, out, _ = run(monkeypatch, text, "--count", "4", "--seed", "5")
     entries = json.loads(out)["scenarios"]
     scenarios = dsl.parse_scenarios(text)

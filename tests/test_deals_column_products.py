@@ -6,6 +6,7 @@ plain uniform dealing, and the sampler that publishes the probability."""
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 import pytest
@@ -49,20 +50,44 @@ def count(text: str) -> int | None:
     return cp.column_count(compiled(text))
 
 
-@pytest.mark.parametrize("text", [REFERENCE_CASES[0], REFERENCE_CASES[2]])
+@pytest.mark.parametrize("text", REFERENCE_CASES)
 def test_matches_the_suit_by_suit_reference(text):
     """Three seats with HCP totals; fits of both partnerships (one suit, and an 8+ fit in
-    spades), a wildcard length x:1-2 (its complement is not a range)."""
+    spades), a wildcard length x:1-2 (its complement is not a range), a wildcard with HCP
+    (`x:4 xhcp:3+`) beside per-suit HCP rules and a shape."""
     sc = dsl.parse_scenarios(text)[0]
     exact = count(text)
     assert exact is not None and exact > 0
     assert exact % PRIME == reference_count_mod(sc, reference_matrices(sc))
 
 
-def test_what_is_not_covered_is_left_to_the_length_matrices():
-    assert not cp.covers(compiled(REFERENCE_CASES[1]))  # a wildcard with HCP
-    assert count(REFERENCE_CASES[1]) is None
+def test_what_is_covered():
+    """`covers` keeps its meaning (no wildcard with HCP); `counts` adds those."""
+    assert not cp.covers(compiled(REFERENCE_CASES[1])) and cp.counts(compiled(REFERENCE_CASES[1]))
     assert cp.covers(compiled(CUE_BID)) and cp.covers(compiled(TAKE_OUT)) and cp.covers(compiled(BALANCED))
+
+
+#: Wildcards with HCP: two seats with one (four masks of a suit's honours), and one beside a
+#: wildcard length.
+XHCP = [
+    "opener S:4-5 H:3-4 D:2-3 hcp:10-14; opp1 S:2-3 H:3-4 x:4+ xhcp:3+ hcp:8-12; responder S:2-3 H:3 hcp:0-5 x:4 "
+    "xhcp:0-2; opp2 hcp:5+",
+    "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+ S:2-4 H:2-4 D:2-4; opp2 S:3 H:3 D:3-4",
+]
+#: The sample's Cue-bid with a good five-card suit for the overcall instead of clubs.
+GOOD_SUIT_CUE_BID = "opener H:5+ hcp:12-21; opp1 x:5+ xhcp:5+ hcp:8-16; responder H:3+ hcp:10+"
+
+
+def test_a_wildcard_with_hcp_splits_into_its_suits():
+    """opp1's good five-card suit is one of the four: each suit named instead (`S:5+
+    Shcp:5+`, no wildcard), and the pairs of them taken off (two such suits at most), add
+    up to the wildcard's count."""
+    def with_(*suits):
+        return count(GOOD_SUIT_CUE_BID.replace("x:5+ xhcp:5+", " ".join(f"{k}:5+ {k}hcp:5+" for k in suits)))
+
+    singles = sum(with_(k) for k in "SHDC")
+    pairs = sum(with_(a, b) for a, b in combinations("SHDC", 2))
+    assert count(GOOD_SUIT_CUE_BID) == singles - pairs
 
 
 #: `REFERENCE_CASES[1]` without its wildcard's HCP part: a shape on the seat without HCP rules.
@@ -100,8 +125,21 @@ SLOW_WITHIN_THE_OLD_BUDGET = [
 def test_equals_the_length_matrices(text, monkeypatch):
     exact = lm.matrix_count(compiled(text))
     assert exact is not None and exact > 0
-    monkeypatch.setattr(cp, "MAX_WORK", 1e12)  # two shapes pass the budget: counted all the same
     assert count(text) == exact
+
+
+#: A 1NT opening, a two-suited overcall (Landy) and a response: two seats with shapes.
+TWO_SHAPES = "opener hcp:15-17 shape:balanced; opp1 hcp:8+ shape:two_suiter; responder hcp:8+"
+
+
+def test_two_shapes_are_within_the_budget(monkeypatch):
+    """Groups told apart by the shorter of a shaped seat's two lengths in a half, not by
+    the first: two shaped seats within the work budget (they passed it, 9,000 groups a half)."""
+    counter = cp.ColumnCount(compiled(TWO_SHAPES))
+    assert counter.within(cp.MAX_WORK / 2)
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e11)
+    assert counter.total() == lm.matrix_count(compiled(TWO_SHAPES))
 
 
 def test_the_sample_is_counted_where_the_length_matrices_give_up():
@@ -110,13 +148,6 @@ def test_the_sample_is_counted_where_the_length_matrices_give_up():
         counter = cp.ColumnCount(compiled(text))
         assert counter.table_bytes <= cp.MAX_TABLE_BYTES and counter.within(cp.MAX_WORK / 2)
     assert count(CUE_BID) == CUE_BID_COUNT
-
-
-@pytest.mark.slow
-def test_cue_bid_equals_the_length_matrices_with_their_budget_raised(monkeypatch):
-    monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
-    monkeypatch.setattr(lm, "MAX_WORK", 1e12)
-    assert lm.matrix_count(compiled(CUE_BID)) == CUE_BID_COUNT
 
 
 def test_splitting_a_seats_hcp_range_adds_up():
@@ -164,9 +195,9 @@ def test_past_the_budget_is_none_not_a_guess(monkeypatch):
     monkeypatch.setattr(cp, "MAX_WORK", 1.0)
     assert count(CUE_BID) is None
     monkeypatch.undo()
-    # four seats with HCP rules: 1,225 x 31,416 cells per half would pass the table budget
-    four = CUE_BID + "; opp2 hcp:0-7"
-    assert cp.ColumnCount(compiled(four)).table_bytes > cp.MAX_TABLE_BYTES and count(four) is None
+    # four wide HCP ranges: even with one of them as a band, 1,225 x 21**3 cells per half
+    wide = "opener hcp:0-20 S:3+; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"
+    assert cp.ColumnCount(compiled(wide)).table_bytes > cp.MAX_TABLE_BYTES and count(wide) is None
 
 
 def test_an_empty_scenario_counts_zero():
@@ -213,6 +244,184 @@ def three_hcp_seats(draw):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(three_hcp_seats())
 def test_agrees_with_the_length_matrices(text):
+    exact = lm.matrix_count(compiled(text))
+    assume(exact is not None)
+    assert exact > 0
+    assert count(text) == exact
+
+
+# -- four seats with HCP rules: one seat's rule as a band on the sum of the other three ------
+
+#: The sample's Cue-bid with a rule for the fourth seat: 21 x 17 x 11 x 8 cells as four axes
+#: (tables of 294 MB), 17 x 21 x 8 with opener's rule as a band.
+CUE_BID_FOUR = CUE_BID + "; opp2 hcp:0-7"
+#: `CUE_BID_FOUR` by the length matrices with their budget raised (1.6 million matrices, minutes).
+CUE_BID_FOUR_COUNT = 57432074609047982791187232
+TAKE_OUT_FOUR = TAKE_OUT + "; opp2 hcp:0-8"
+
+FOUR_SEATS = [
+    "opener S:4 H:3 D:3 C:3 hcp:5-9; opp1 S:3-4 H:3-4 D:3 C:3 hcp:6+; responder S:3 H:3 D:3-4 C:3-4 hcp:0-4; "
+    "opp2 hcp:20+",
+    # open ranges everywhere: four capped axes are smaller than three exact ones and a band
+    "opener S:4 H:3-4 D:3 C:2-3 hcp:9+; opp1 S:3-4 H:3 D:3-4 C:3 hcp:8+; responder S:3 H:3 D:3 C:3-4 hcp:6+; "
+    "opp2 hcp:4+",
+]
+#: ... and those that take the length matrices seconds: a shape and a wildcard; per-suit HCP
+#: rules on all four seats (the band's seat too: they mask the honours' owners, not cells).
+SLOW_FOUR_SEATS = [
+    TAKE_OUT_FOUR,
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14; opp1 x:4 hcp:8-12; responder hcp:0-5 shape:balanced; opp2 S:2-4 hcp:9+",
+    "opener S:4-5 H:3-4 D:2-3 C:2-3 hcp:10-14 Hhcp:2+; opp1 S:3-4 hcp:8+ Shcp:0-3; responder hcp:0-5 D:3-4 Dhcp:1-4; "
+    "opp2 S:2-4 hcp:9+ Chcp:2+",
+]
+
+
+@pytest.mark.parametrize(
+    "text", XHCP + FOUR_SEATS + [pytest.param(text, marks=pytest.mark.slow) for text in SLOW_FOUR_SEATS]
+)
+def test_equals_the_length_matrices_with_their_budget_raised(text, monkeypatch):
+    """Wildcards with HCP, and four seats with HCP rules."""
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**7)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e11)
+    exact = lm.matrix_count(compiled(text))
+    assert exact is not None and exact > 0
+    assert count(text) == exact
+
+
+def test_which_seat_is_a_band():
+    """The band replaces the axis that shrinks the tables most, and only when it does."""
+    assert cp.dropped_seat(compiled(CUE_BID)) is None  # three axes: nothing to drop
+    cue = cp.ColumnCount(compiled(CUE_BID_FOUR))
+    assert cue.tables.band is not None and cue.tables.cells == 17 * 21 * 8
+    assert cue.table_bytes <= cp.MAX_TABLE_BYTES and cue.within(cp.MAX_WORK)
+    take_out = cp.ColumnCount(compiled(TAKE_OUT_FOUR))
+    assert take_out.tables.cells == 21 * 9 * 9 and take_out.table_bytes <= cp.MAX_TABLE_BYTES
+    assert cp.dropped_seat(compiled(FOUR_SEATS[1])) is None
+
+
+def test_the_band_box_sums_equal_a_direct_sum():
+    """R[u] = sum of P[v] over the cells v such that every seat's total passes its own rule,
+    the fourth seat holding what the three leave of the deck's 40 HCP: checked cell by cell
+    against the rules as written, not against the narrowed axes."""
+    rules = [(3, 9), (2, 6), (4, 40), (5, 12)]
+    roles = ("opener", "opp1", "responder", "opp2")
+    text = "; ".join(f"{role} hcp:{lo}-{hi}" if hi < 40 else f"{role} hcp:{lo}+" for role, (lo, hi) in zip(roles, rules))
+    for dropped in range(4):
+        counter = lm.LengthMatrixCount(compiled(text), dropped)
+        assert counter.band is not None
+        kept = [a.seat for a in counter.axes]
+        values = np.indices(counter.shape).reshape(3, -1).T  # a cell's HCP per kept seat
+        p = np.random.default_rng(dropped).integers(0, 2**30, (4, counter.cells))
+        p[:, values.sum(axis=1) > 20] = 0  # no half holds more than 20 HCP
+        expected = np.zeros_like(p)
+        for u in range(counter.cells):
+            if values[u].sum() > 20:
+                continue
+            totals = values[u] + values  # every v at once: the kept seats' totals
+            ok = np.ones(counter.cells, dtype=bool)
+            for i, seat in enumerate(kept):
+                ok &= (totals[:, i] >= rules[seat][0]) & (totals[:, i] <= rules[seat][1])
+            fourth = 40 - totals.sum(axis=1)
+            ok &= (fourth >= rules[dropped][0]) & (fourth <= rules[dropped][1])
+            expected[:, u] = p[:, ok].sum(axis=1)
+        assert np.array_equal(counter.box_sums(p), expected)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text, exact", [(CUE_BID, CUE_BID_COUNT), (CUE_BID_FOUR, CUE_BID_FOUR_COUNT)], ids=["three", "four"])
+def test_cue_bid_equals_the_length_matrices_with_their_budget_raised(text, exact, monkeypatch):
+    """The constants the fast tests hold the column products to (the four-seat one: minutes)."""
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e12)
+    assert lm.matrix_count(compiled(text)) == exact
+
+
+def test_cue_bid_with_four_seats_agrees_with_plain_dealing():
+    exact = count(CUE_BID_FOUR)
+    assert exact == CUE_BID_FOUR_COUNT
+
+    def accept(length, points):
+        ok = (points[:, 0] >= 12) & (points[:, 0] <= 21) & (length[:, 0, 1] >= 5)  # opener (N)
+        ok &= (points[:, 1] >= 8) & (points[:, 1] <= 16) & (length[:, 1, 3] >= 5)  # opp1 (E)
+        ok &= (points[:, 2] >= 10) & (length[:, 2, 1] >= 3)  # responder (S)
+        return ok & (points[:, 3] <= 7)  # opp2 (W)
+
+    agrees_with_plain_dealing(exact / ALL_DEALS, accept)
+
+
+def test_four_seats_split_add_up():
+    """The fourth seat's 0-7 split in 0-3 and 4-7 (another seat as the band, other cells),
+    and both with 8+ make the three-seat Cue-bid."""
+    parts = [count(CUE_BID + f"; opp2 hcp:{r}") for r in ("0-3", "4-7", "8+")]
+    assert None not in parts
+    assert parts[0] + parts[1] == CUE_BID_FOUR_COUNT and sum(parts) == CUE_BID_COUNT
+
+
+def test_an_old_cache_saying_four_seats_are_past_the_budget_is_not_reused(tmp_path, monkeypatch):
+    """Before the band, the cache remembered four seats with HCP rules as -1 (kind
+    "cross-columns"); that entry is not read any more."""
+    from deals import cache
+    from deals.sampler import exact_cross_count
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
+    four = compiled(CUE_BID_FOUR)
+    cache.put_int("cross-columns", four, -1)
+    assert exact_cross_count(four) == CUE_BID_FOUR_COUNT
+
+
+def test_the_sampler_publishes_four_seats_exactly(monkeypatch):
+    monkeypatch.setenv("BSM_DEALS_CACHE", "0")
+    sampler = ScenarioSampler(dsl.parse_scenarios(CUE_BID_FOUR)[0])
+    assert sampler.probability is not None and sampler.probability.exact
+    assert sampler.probability.fraction == Fraction(CUE_BID_FOUR_COUNT, ALL_DEALS)
+
+
+@st.composite
+def four_hcp_seats(draw):
+    """Every seat with an HCP rule around a random deal (never empty) and most suits' lengths
+    within a value or two (the length matrices within their budget), maybe a per-suit HCP
+    rule, a wildcard length, a fit or a shape."""
+    order = draw(st.permutations(range(52)))
+    seat_of = [position // 13 for position in np.argsort(order)]
+    lengths = [[sum(1 for r in range(13) if seat_of[13 * k + r] == s) for k in range(4)] for s in range(4)]
+    suit_points = [[sum(4 - r for r in range(4) if seat_of[13 * k + r] == s) for k in range(4)] for s in range(4)]
+    rules = []
+    for s in range(4):
+        tokens = []
+        for k in draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True)):
+            below, above = draw(st.integers(0, 1)), draw(st.integers(0, 1))
+            tokens.append(f"{'SHDC'[k]}:{max(lengths[s][k] - below, 0)}-{min(lengths[s][k] + above, 13)}")
+        points = sum(suit_points[s])
+        lo = max(points - draw(st.integers(0, 5)), 0)
+        tokens.append(draw(st.sampled_from([f"hcp:{lo}+", f"hcp:{lo}-{points + draw(st.integers(0, 5))}"])))
+        rules.append(" ".join(tokens))
+    extra = draw(st.sampled_from(["", "suit hcp", "wildcard", "wildcard hcp", "fit", "shape"]))
+    seat = draw(st.integers(0, 3))
+    if extra == "wildcard hcp":
+        named = {tok[0] for tok in rules[seat].split()}
+        free = [k for k in range(4) if "SHDC"[k] not in named]
+        if free:
+            k = draw(st.sampled_from(free))
+            rules[seat] += f" x:{lengths[seat][k]}+ xhcp:{max(suit_points[seat][k] - draw(st.integers(0, 2)), 0)}+"
+    elif extra == "suit hcp":
+        k = draw(st.integers(0, 3))
+        rules[seat] += f" {'SHDC'[k]}hcp:{max(suit_points[seat][k] - draw(st.integers(0, 2)), 0)}+"
+    elif extra == "wildcard":
+        named = {tok[0] for tok in rules[seat].split()}
+        free = [k for k in range(4) if "SHDC"[k] not in named]
+        if free:
+            rules[seat] += f" x:{max(lengths[seat][k] for k in free)}+"
+    elif extra == "fit":
+        rules[2] += f" fit:{max(lengths[0][k] + lengths[2][k] for k in range(4))}+"
+    elif extra == "shape":
+        rules[seat] += f" shape:{shape_class(tuple(lengths[seat])).value}"
+    return "; ".join(f"{role} {rule}" for role, rule in zip(("opener", "opp1", "responder", "opp2"), rules))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(four_hcp_seats())
+def test_four_seats_agree_with_the_length_matrices(text):
     exact = lm.matrix_count(compiled(text))
     assume(exact is not None)
     assert exact > 0

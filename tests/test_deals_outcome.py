@@ -27,7 +27,7 @@ from store.version import VERSION
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
 UNSATISFIABLE = "bad: opener S:7+; responder S:7+"
-ESTIMATED = "opener hcp:12-21 S:0-12; opp1 hcp:12+; responder hcp:0-8; opp2 hcp:0-8"  # past the exact count's budget
+ESTIMATED = "opener hcp:0-20 S:0-12; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"  # past the exact count's budget
 DEAL = "N:AJ.QJT943..A6543 4.K62.QT965.KQ87 K8652.A8.AK732.T QT973.75.J84.J92"
 
 # One scenario entry of each kind, as the mirror's api/deals/<pageId>.json has them.
