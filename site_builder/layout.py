@@ -123,16 +123,9 @@ def deals_lin(page_id: int) -> PurePosixPath:
     return PurePosixPath(f"deals/{page_id}.lin")
 
 
-SCRIPT_DIR = PurePosixPath("scripts")
-
-
 def script(page_id: int, index: int, suffix: str) -> PurePosixPath:
     """Scenario `index` (from 1) of a page as an exact script: `.dlr` for dealer, `.tcl` for Deal 3.1."""
-    return SCRIPT_DIR / str(page_id) / f"{index}{suffix}"
-
-
-def is_script(path: PurePosixPath) -> bool:
-    return path.is_relative_to(SCRIPT_DIR)
+    return PurePosixPath(f"scripts/{page_id}/{index}{suffix}")
 
 
 def convention_html(page_id: int) -> PurePosixPath:

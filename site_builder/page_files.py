@@ -144,38 +144,46 @@ Made = list[tuple[PurePosixPath, bytes | None]]
 
 def paths(work: PageWork) -> list[PurePosixPath]:
     """Every file `make` may make for the page, in its order."""
-    return [*(path for path, _ in _deal_files(work)), layout.convention_html(work.analysis.page.page_id)]
+    fixed, scripts = _deal_files(work)
+    return [*(path for path, _ in fixed + scripts), layout.convention_html(work.analysis.page.page_id)]
 
 
 def make(work: PageWork) -> Made:
     made: Made = []
-    scripts: list[PurePosixPath] = []
-    for path, maker in _deal_files(work):
+    fixed, scripts = _deal_files(work)
+    for path, maker in fixed:
+        made.append((path, None if path in work.reused else maker()))
+    linked: list[PurePosixPath] = []  # the scripts there are, which the page links
+    for path, maker in scripts:
         data = None if path in work.reused else maker()
-        if layout.is_script(path) and (path in work.reused or data is not None):
-            scripts.append(path)  # its link goes on the page
+        if path in work.reused or data is not None:
+            linked.append(path)
         made.append((path, data))
     a, html = work.analysis, layout.convention_html(work.analysis.page.page_id)
     if html in work.reused:
         made.append((html, None))
     else:
         outcomes = list(work.outcomes or ())
-        made.append((html, _convention_html(a, outcomes, work.links, work.lang, frozenset(scripts), work.dd)))
+        made.append((html, _convention_html(a, outcomes, work.links, work.lang, frozenset(linked), work.dd)))
     return made
 
 
-def _deal_files(work: PageWork) -> list[tuple[PurePosixPath, Callable[[], bytes | None]]]:
-    """The page's files made from its deals, each with how to make it (a new format: one line here)."""
+Makers = list[tuple[PurePosixPath, Callable[[], bytes | None]]]
+
+
+def _deal_files(work: PageWork) -> tuple[Makers, Makers]:
+    """The page's files made from its deals, each with how to make it (a new format: one line
+    here), and its scripts."""
     if work.outcomes is None:
-        return []
+        return [], []
     a, pid, outcomes = work.analysis, work.analysis.page.page_id, list(work.outcomes)
     dd = work.dd or dd_run.PageDD({}, {})
-    return [
+    fixed: Makers = [
         (layout.deals_json(pid), lambda: _deals_json(a, outcomes, dd)),
         (layout.deals_pbn(pid), lambda: _pbn(a, outcomes, work.seed, dd)),
         (layout.deals_lin(pid), lambda: lin_file(outcomes)),
-        *script_files(pid, a.page.title, a.scenarios, outcomes),
     ]
+    return fixed, script_files(pid, a.page.title, a.scenarios, outcomes)
 
 
 def make_in_worker(work: PageWork) -> tuple[Made, list[tuple[str, int, str]]]:

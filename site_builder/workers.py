@@ -91,6 +91,10 @@ class Workers:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
 
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
     def map(self, fn, items):
         if self._pool is None:
             # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
