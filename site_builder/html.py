@@ -11,8 +11,8 @@ from typing import Any
 import jinja2
 
 from dsl import language
-from dsl.language import N_
 from dsl.deck import MAX_HAND_HCP, SUIT_NAMES
+from dsl.language import N_
 from store.model import parse_timestamp
 
 from .describe import ROLE_NAMES, SUIT_WORDS, say_reason
