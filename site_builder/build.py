@@ -13,22 +13,17 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 import dsl
-from deals.boards import page_boards
-from deals.double_dummy import Summary
 from deals.outcome import ScenarioDeals
 from dsl import language, messages
 from dsl.errors import DslError
-from dsl.format import format_scenario
 from serving.api_headers import ServeSettings
 from dsl.language import N_
 from dsl.model import Scenario
@@ -42,14 +37,10 @@ from store.model import Problem, SiteInfo, now_timestamp
 from store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
 from store.state import StateStore
 
-from . import dd_run, layout
+from . import dd_run, layout, page_files
 from .analysis import PageAnalysis, Status, analyse
-from .describe import ROLE_NAMES, describe, sentence
-from .diagrams import BoardView, board_view
-from .downloads import page_downloads
-from .export_links import ScenarioLinks, scenario_links
+from .describe import sentence
 from .documents import (
-    deals_document,
     dumps,
     get_document,
     list_document,
@@ -60,18 +51,22 @@ from .documents import (
 from .html import highlight, render
 from .manifest import manifest_document
 from .object_store import BucketPublishResult, BucketTarget, publish_folder, record_path
+from .page_files import STATUS_TEXT, urls
 from .publish import PublishError, Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, lin_file, pbn_file, sample_job, sample_jobs, schedule, script_files, seed_key
+from .sampling import SampleJob, sample_job, sample_jobs, schedule
 from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
 from .title_aliases import TitleTarget, alias_files
 from .wiki_links import WikiLinks
-from .workers import die_with_parent, stop
+from .workers import Workers
 
 log = logging.getLogger(__name__)
 
 #: Below this many scenarios to deal, starting worker processes costs more than it saves.
 PARALLEL_FROM = 16
+#: Below this many pages with files to make, so does rendering in them; and pages per task.
+RENDER_PARALLEL_FROM = 64
+RENDER_SHARE = 8
 
 #: Texts the templates translate (`_()`), so they are marked here for extraction.
 PROBLEM_TEXT = {
@@ -84,12 +79,6 @@ TITLE_TEXT = {
     layout.TitleProblem.UNMAPPABLE.value: N_("the title has an empty or \".\" part, so no file path"),
     layout.TitleProblem.TOO_LONG.value: N_("the title is too long or too deep for a file path"),
     layout.TitleProblem.CLASH.value: N_("the title's file path would pass through the file of another page"),
-}
-STATUS_TEXT = {
-    Status.OK.value: N_("ok"),
-    Status.STALE.value: N_("stale: DSL broken, last valid revision served"),
-    Status.BROKEN.value: N_("broken"),
-    Status.NO_CONSTRAINTS.value: N_("no constraints"),
 }
 
 
@@ -211,16 +200,17 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
         if not settings.allow_removals:
             _check_removals(settings.out, analyses, state_path)
-        deals, used = _deals(analyses, history, settings, report, progress)
-        dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
-        report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
-        cache = RenderCache(history.renders(), published_manifest(settings.out))
-        report.status = replace(freshness(store, analyses, read_refusal(state_path)), dd=_dd_counts(dd))
-        rendered = progress.stage("build: pages rendered", "page", len(analyses))
-        files = render_files(
-            analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered,
-            store.redirects(), lang, dd,
-        )
+        with Workers(_workers()) as workers:
+            deals, used = _deals(analyses, history, settings, report, progress, workers)
+            dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
+            report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
+            cache = RenderCache(history.renders(), published_manifest(settings.out))
+            report.status = replace(freshness(store, analyses, read_refusal(state_path)), dd=_dd_counts(dd))
+            rendered = progress.stage("build: pages rendered", "page", len(analyses))
+            files = render_files(
+                analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered,
+                store.redirects(), lang, dd, workers,
+            )
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
@@ -289,7 +279,8 @@ def _published_page_ids(out: Path) -> set[int]:
 
 
 def _deals(
-    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport, progress: Progress
+    analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport, progress: Progress,
+    workers: Workers | None = None,
 ) -> tuple[dict[int, list[ScenarioDeals]], dict[tuple[int, int, int, int, int], str]]:
     """Every served scenario's outcome, by page: from the state file when this revision,
     count and seed were dealt before, else drawn now (in worker processes when there are
@@ -315,7 +306,7 @@ def _deals(
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
     dealt = progress.stage("build: scenarios dealt", "scenario", len(jobs))
-    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt)):
+    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt, workers)):
         outcomes[key] = outcome
         used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
     deals: dict[int, list[ScenarioDeals]] = {}
@@ -337,25 +328,47 @@ def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals) -> bool:
     return exact_cross_count(compile_scenario(scenario)) is not None
 
 
-def _run_jobs(jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted) -> list[ScenarioDeals]:
+def _workers() -> int:
+    return min(os.cpu_count() or 1, 8)
+
+
+def _run_jobs(
+    jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted, workers: Workers | None = None
+) -> list[ScenarioDeals]:
     # Each job is seeded on its own, so the result is the same however the jobs are spread.
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or len(jobs) < PARALLEL_FROM:
+    if workers is None or workers.workers < 2 or len(jobs) < PARALLEL_FROM:
         return [_counted(sample_job(job), dealt) for job in jobs]
-    # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),))
     results: dict[int, ScenarioDeals] = {}
-    try:
-        shares = schedule(jobs, most=max(1, len(jobs) // (workers * 8)))
-        for share, outcomes in zip(shares, pool.map(sample_jobs, [[jobs[i] for i in share] for share in shares])):
-            for i, outcome in zip(share, outcomes, strict=True):
-                results[i] = _counted(outcome, dealt)
-    except BaseException:
-        stop(pool)  # a signal or a failed job: the workers go now, not when their jobs end
-        raise
-    pool.shutdown()
+    shares = schedule(jobs, most=max(1, len(jobs) // (workers.workers * 8)))
+    for share, outcomes in zip(shares, workers.map(sample_jobs, [[jobs[i] for i in share] for share in shares])):
+        for i, outcome in zip(share, outcomes, strict=True):
+            results[i] = _counted(outcome, dealt)
     return [results[i] for i in range(len(jobs))]
+
+
+def _make_page_files(works: list[tuple[page_files.PageWork, list[PurePosixPath]]], workers: Workers | None) -> list[page_files.Made]:
+    """Each page's files, in the order of `works` (each with all its paths): in the worker
+    processes when they are running (they dealt) and many pages have files to make, else
+    here. Never in workers started for this alone: on this 2-core machine, busy with other
+    work, a pool started to render 1,000 pages took 19-25 s of CPU against 13-14 s here, and
+    no less time."""
+    todo = [i for i, (work, paths) in enumerate(works) if not work.reused.issuperset(paths)]
+    made: dict[int, page_files.Made] = {}
+    if workers is None or not workers.started or workers.workers < 2 or len(todo) < RENDER_PARALLEL_FROM:
+        made = {i: page_files.make(works[i][0]) for i in todo}
+    else:
+        # A few pages a task: a page's files are milliseconds of work, a task's round trip not much less.
+        tasks = [todo[start : start + RENDER_SHARE] for start in range(0, len(todo), RENDER_SHARE)]
+        for task, results in zip(tasks, workers.map(_make_in_worker, [[works[i][0] for i in task] for task in tasks])):
+            for i, (page, said) in zip(task, results, strict=True):
+                page_files.say_again(said)
+                made[i] = page
+    # A page whose files are all reused makes nothing: each path, no bytes.
+    return [made[i] if i in made else [(path, None) for path in paths] for i, (_, paths) in enumerate(works)]
+
+
+def _make_in_worker(works: list[page_files.PageWork]) -> list[tuple[page_files.Made, list[tuple[str, int, str]]]]:
+    return [page_files.make_in_worker(work) for work in works]
 
 
 def _counted(outcome: ScenarioDeals, dealt: Callable[[int], None]) -> ScenarioDeals:
@@ -384,6 +397,7 @@ def render_files(
     redirects: dict[int, tuple[tuple[int, str], ...]] | None = None,
     lang: str = language.SOURCE,
     dd: dd_run.DDRun | None = None,
+    workers: Workers | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -421,36 +435,34 @@ def render_files(
         for a in analyses
     }
 
-    def page_file(path: PurePosixPath, key: str, make, *args) -> bool:
-        """The file from the published mirror when `key` made it, else made now; False when
-        `make` makes nothing (a scenario a script language cannot say), so there is no file."""
-        digest = cache.reusable(path, key)
-        if digest is not None:
-            files[path] = Reused(digest)
-        elif (data := make(*args)) is not None:
-            files[path] = cache.rendered(path, key, data)
-        else:
-            return False
-        return True
-
-    published_scripts: dict[int, frozenset[PurePosixPath]] = {}
+    works = []
     for a in analyses:
         outcomes = deals.get(a.page.page_id)
-        if outcomes is None:
-            continue
-        key = keys[a.page.page_id]
-        page_file(layout.deals_json(a.page.page_id), key, _deals_json, a, outcomes, page_dd[a.page.page_id])
-        page_file(layout.deals_pbn(a.page.page_id), key, _pbn, a, outcomes, settings, page_dd[a.page.page_id])
-        page_file(layout.deals_lin(a.page.page_id), key, lin_file, outcomes)
-        scripts = script_files(a.page.page_id, a.page.title, a.scenarios, outcomes)
-        published_scripts[a.page.page_id] = frozenset(path for path, make in scripts if page_file(path, key, make))
+        work = page_files.PageWork(a, None if outcomes is None else tuple(outcomes), page_dd.get(a.page.page_id), links, lang, settings.seed)
+        key, paths = keys[a.page.page_id], page_files.paths(work)
+        reused = {path: digest for path in paths if (digest := cache.reusable(path, key)) is not None}
+        works.append((replace(work, reused=frozenset(reused)), reused, paths))
+    made = _make_page_files([(work, paths) for work, _, paths in works], workers)
+    # The page files go in as the build always put them: every page's deal files and
+    # scripts, report.json, then every page's HTML.
+    html: list[tuple[PurePosixPath, bytes | Reused]] = []
+    for (work, reused, _), page in zip(works, made, strict=True):
+        key = keys[work.analysis.page.page_id]
+        for path, data in page:
+            if path in reused:
+                entry: bytes | Reused = Reused(reused[path])
+            elif data is not None:
+                entry = cache.rendered(path, key, data)
+            else:
+                continue  # a scenario a script language cannot say: no file
+            if path == layout.convention_html(work.analysis.page.page_id):
+                html.append((path, entry))
+            else:
+                files[path] = entry
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
-    for a in analyses:
-        page_file(
-            layout.convention_html(a.page.page_id), keys[a.page.page_id], _convention_html, a, deals, links, lang,
-            published_scripts.get(a.page.page_id, frozenset()), page_dd.get(a.page.page_id),
-        )
+    for path, entry in html:
+        files[path] = entry
         rendered(1)
     # The nginx drop-in for the extension's api.php URLs; it names no path of this machine
     # (the mirror is the server's root unless its one variable is changed).
@@ -532,35 +544,6 @@ def _dd_key(page: dd_run.PageDD | None) -> list[Any] | None:
     return page.key() or None if page is not None else None
 
 
-def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals], dd: dd_run.PageDD) -> bytes:
-    return dumps(dd.add_to(deals_document(a, outcomes)))
-
-
-def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], settings: BuildSettings, dd: dd_run.PageDD) -> bytes:
-    assert a.served_revid is not None  # a page with deals has a served revision
-    pbn_of = {(o.index, i): pbn for o in outcomes for i, pbn in enumerate(o.deals)}
-    extra = dd.pbn_tags(pbn_of) if dd.deals else None
-    return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, settings.seed), extra)
-
-
-def _convention_html(
-    a: PageAnalysis, deals: dict[int, list[ScenarioDeals]], links: WikiLinks, lang: str,
-    scripts: frozenset[PurePosixPath] = frozenset(), dd: dd_run.PageDD | None = None,
-) -> bytes:
-    view = _convention_view(a, deals.get(a.page.page_id, []), links, lang, scripts, dd)
-    return render("convention.html.j2", lang, root="../", page=view, status_text=STATUS_TEXT[a.status.value])
-
-
-def _urls(a: PageAnalysis, dealt: bool) -> dict[str, str | None]:
-    """The page's own files, as paths relative to the mirror's root (None: not published)."""
-    pid = a.page.page_id
-    return {
-        "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
-        "deals_url": str(layout.deals_json(pid)) if dealt else None,
-        "pbn_url": str(layout.deals_pbn(pid)) if dealt else None,
-    }
-
-
 def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[ScenarioDeals]]) -> list[dict[str, Any]]:
     rows = []
     for a in sorted(analyses, key=lambda a: (a.page.title, a.page.page_id)):
@@ -570,61 +553,8 @@ def _index_rows(analyses: list[PageAnalysis], deals: dict[int, list[ScenarioDeal
                 "title": a.page.title,
                 "status": a.status.value,
                 "html_url": str(layout.convention_html(pid)),
-                **_urls(a, pid in deals),
+                **urls(a, pid in deals),
                 "scenarios": deals.get(pid, []),
             }
         )
     return rows
-
-
-@dataclass(frozen=True)
-class ScenarioView:
-    """A scenario as its convention page shows it: in words, as canonical DSL, its outcome,
-    and its deals as hand diagrams."""
-
-    words: list[str]
-    dsl: str
-    outcome: ScenarioDeals
-    diagrams: tuple[BoardView, ...]
-    #: Its boards in BBO's hand viewer and its files (the `exports.html.j2` partial).
-    links: ScenarioLinks | None = None
-    #: Per deal its double-dummy table and par (None: not analysed yet), and the scenario's summary line.
-    dd: tuple[dd_run.DealDD | None, ...] = ()
-    dd_summary: Summary | None = None
-
-
-def _with_dd(view: ScenarioView, dd: dd_run.PageDD) -> ScenarioView:
-    index = view.outcome.index
-    return replace(view, dd=dd.of(index, len(view.outcome.deals)), dd_summary=dd.summaries.get(index))
-
-
-def _convention_view(
-    a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str,
-    scripts: frozenset[PurePosixPath] = frozenset(), dd: dd_run.PageDD | None = None,
-) -> dict[str, Any]:
-    # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
-    # Its deals are drawn as the page's boards, numbered as the PBN file numbers them.
-    boards: dict[int, list[BoardView]] = {}
-    for deal in page_boards((o.index, o.label, o.deals) for o in outcomes):
-        boards.setdefault(deal.scenario, []).append(board_view(deal, ROLE_NAMES))
-    exports = scenario_links(a.page.page_id, outcomes, scripts)
-    scenarios = [
-        ScenarioView(
-            describe(scenario, lang), format_scenario(scenario), outcome, tuple(boards.get(outcome.index, ())),
-            exports.get(outcome.index),
-        )
-        for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
-    ]
-    if dd is not None and dd.deals:
-        scenarios = [_with_dd(view, dd) for view in scenarios]
-    return {
-        "page_id": a.page.page_id,
-        "title": a.page.title,
-        "status": a.status.value,
-        "wiki_url": links.view(a.page.title),
-        **_urls(a, bool(outcomes)),
-        "served_revid": a.served_revid,
-        "current_revid": a.page.revid,
-        "scenarios": scenarios,
-        "downloads": page_downloads(a.page.page_id) if outcomes else (),
-    }

@@ -4,13 +4,15 @@ escaped, everything is plain HTML and CSS that works from file:// and any static
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import jinja2
 
 from dsl import language
-from dsl.deck import SUIT_NAMES
+from dsl.deck import MAX_HAND_HCP, SUIT_NAMES
+from dsl.language import N_
 from store.model import parse_timestamp
 
 from .describe import ROLE_NAMES, SUIT_WORDS, say_reason
@@ -29,9 +31,13 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         extensions=["jinja2.ext.i18n"],
+        # The templates are the package's own files: looking at their times on every
+        # include (a diagram per deal) cost more than the rest of the lookup.
+        auto_reload=False,
     )
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(language.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    env.globals["gettext"] = env.globals["_"] = _remembered(env.globals["gettext"])
     env.globals["lang"] = lang
     env.globals["seat_names"] = SEAT_NAMES
     env.globals["vulnerability_words"] = VULNERABILITY_WORDS
@@ -42,7 +48,70 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     env.filters["number"] = functools.partial(language.number, lang=lang)
     env.filters["utc"] = functools.partial(_when, lang=lang)
     env.filters["reason"] = functools.partial(say_reason, lang=lang)
+    env.globals["diagram_words"] = _diagram_words(env)
     return env
+
+
+#: Said in the diagrams only (the template reads it from `DiagramWords`).
+DEALER = N_("dealer")
+
+
+@dataclass(frozen=True)
+class DiagramWords:
+    """The words of a hand diagram in one language, each as the template's `_()` makes it
+    (autoescaped Markup): a page's boards ask for the same few words a thousand times."""
+
+    seats: dict[str, str]
+    suits: dict[str, str]
+    roles: dict[str, str]
+    vulnerability: dict[str, str]
+    dealer: str
+    #: By a hand's HCP, 0 to MAX_HAND_HCP.
+    hcp: tuple[str, ...]
+
+
+def _diagram_words(env: jinja2.Environment) -> DiagramWords:
+    context = env.from_string("").new_context()
+
+    def say(words: str, **variables: Any) -> str:
+        return env.globals["gettext"](context, words, **variables)  # type: ignore[operator]
+
+    return DiagramWords(
+        seats={seat: say(name) for seat, name in SEAT_NAMES.items()},
+        suits={SUIT_NAMES[suit]: say(words) for suit, words in SUIT_WORDS.items()},
+        roles={name: say(name) for name in ROLE_NAMES.values()},
+        vulnerability={key: say(words) for key, words in VULNERABILITY_WORDS.items()},
+        dealer=say(DEALER),
+        hcp=tuple(say("%(n)s HCP", n=n) for n in range(MAX_HAND_HCP + 1)),
+    )
+
+
+#: How many translated answers an environment keeps (see `_remembered`).
+REMEMBERED_ANSWERS = 50_000
+
+
+def _remembered(gettext: Callable[..., str]) -> Callable[..., str]:
+    """jinja's newstyle `gettext`, remembering its answers: a page of 30 deals asks for the
+    same few words (seat and suit names, "dealer", "%(n)s HCP") a thousand times, and each
+    answer is a catalogue lookup, a Markup and a `%`. The answer is a function of the words,
+    the values (by type as well: Markup and str, 1 and True format differently) and the
+    autoescape flag."""
+    answers: dict[tuple[Any, ...], str] = {}
+
+    @jinja2.pass_context
+    def remembered(context: jinja2.runtime.Context, string: str, **variables: Any) -> str:
+        try:
+            key = (context.eval_ctx.autoescape, string, *((k, type(v), v) for k, v in variables.items()))
+            return answers[key]
+        except KeyError:
+            if len(answers) >= REMEMBERED_ANSWERS:
+                answers.clear()  # titles and numbers are many: a bound, not a leak
+            answer = answers[key] = gettext(context, string, **variables)
+            return answer
+        except TypeError:  # an unhashable value: asked for, not remembered
+            return gettext(context, string, **variables)
+
+    return remembered
 
 
 def render(template: str, lang: str = language.SOURCE, **context: Any) -> bytes:

@@ -11,6 +11,7 @@ The resource tracker exits by itself once every process holding its pipe is gone
 from __future__ import annotations
 
 import ctypes
+import multiprocessing
 import os
 import signal
 import sys
@@ -78,3 +79,38 @@ def _quiet_when_it_breaks(manager: threading.Thread | None) -> None:
             previous(args)
 
     threading.excepthook = hook
+
+
+class Workers:
+    """The build's pool of worker processes, started when first asked for and shared by its
+    steps (dealing, then rendering), so the workers' start (numpy, the deal tables, lark) is
+    paid once. Leave the `with` block normally and the pool is shut down; by an exception
+    (a signal, a failed job) and its workers are ended at once (`stop`)."""
+
+    def __init__(self, workers: int):
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def map(self, fn, items):
+        if self._pool is None:
+            # spawn, not fork: a forked child can hang on locks the parent's BLAS threads held.
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+            )
+        return self._pool.map(fn, items)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if self._pool is None:
+            return
+        if kind is None:
+            self._pool.shutdown()
+        else:
+            stop(self._pool)

@@ -4,6 +4,7 @@ known good, idempotence, and no stale files after deletes and moves."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from dataclasses import replace
@@ -402,3 +403,32 @@ def test_a_kept_estimate_is_dealt_again_once_it_is_counted_exactly(sample_state_
     assert upgraded.deals_drawn == before and upgraded.deals_reused == 45 - before
     assert estimated() == 0
     assert build(state, settings).deals_drawn == 0
+
+
+def test_page_files_made_in_the_workers_are_those_made_in_the_build(sample_state_copy, monkeypatch):
+    import site_builder.build as build_module
+
+    state, tmp = sample_state_copy
+    monkeypatch.setattr(build_module, "RENDER_PARALLEL_FROM", 1)  # the building process decides
+    pooled = build(state, BuildSettings(out=tmp / "a", deals=2, dd_budget=0))
+    monkeypatch.setattr(build_module, "RENDER_PARALLEL_FROM", 10**9)
+    here = build(state, BuildSettings(out=tmp / "b", deals=2, dd_budget=0))
+    assert pooled.files_rendered == here.files_rendered > 24
+    a, b = files_of(tmp / "a"), files_of(tmp / "b")
+    a.pop(".manifest.json"), b.pop(".manifest.json")
+    assert a == b
+
+
+def test_what_a_worker_says_while_making_page_files_is_said_by_the_build(monkeypatch, caplog):
+    from site_builder import page_files
+
+    def saying(work):
+        logging.getLogger("site_builder.sampling").warning("page %s: no %s script", 7, "dealer")
+        return []
+
+    monkeypatch.setattr(page_files, "make", saying)
+    with caplog.at_level(logging.WARNING):
+        made, said = page_files.make_in_worker(None)
+        assert made == [] and caplog.records == []  # kept, not said where the worker is
+        page_files.say_again(said)
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [("site_builder.sampling", logging.WARNING, "page 7: no dealer script")]

@@ -1,0 +1,215 @@
+"""The files made from one convention page alone: its deals as JSON, PBN and LIN, its
+scenarios as scripts, and its HTML page; what `render_cache` keys by the page.
+
+`make` makes those of a page that the published mirror cannot lend (`PageWork.reused`). A
+build with many such pages makes them in its worker processes (`make_in_worker`, which
+hands back the warnings said there), a few in its own process: the bytes are the same.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+from typing import Any
+
+from deals.boards import page_boards
+from deals.double_dummy import Summary
+from deals.outcome import ScenarioDeals
+from dsl.format import format_scenario
+from dsl.language import N_
+
+from . import dd_run, layout
+from .analysis import PageAnalysis, Status
+from .describe import ROLE_NAMES, describe
+from .diagrams import BoardView, board_view
+from .documents import deals_document, dumps
+from .downloads import page_downloads
+from .export_links import ScenarioLinks, scenario_links
+from .html import render
+from .sampling import lin_file, pbn_file, script_files, seed_key
+from .wiki_links import WikiLinks
+
+STATUS_TEXT = {
+    Status.OK.value: N_("ok"),
+    Status.STALE.value: N_("stale: DSL broken, last valid revision served"),
+    Status.BROKEN.value: N_("broken"),
+    Status.NO_CONSTRAINTS.value: N_("no constraints"),
+}
+
+
+def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals], dd: dd_run.PageDD) -> bytes:
+    return dumps(dd.add_to(deals_document(a, outcomes)))
+
+
+def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], seed: int, dd: dd_run.PageDD) -> bytes:
+    assert a.served_revid is not None  # a page with deals has a served revision
+    pbn_of = {(o.index, i): pbn for o in outcomes for i, pbn in enumerate(o.deals)}
+    extra = dd.pbn_tags(pbn_of) if dd.deals else None
+    return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, seed), extra)
+
+
+def _convention_html(
+    a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str,
+    scripts: frozenset[PurePosixPath] = frozenset(), dd: dd_run.PageDD | None = None,
+) -> bytes:
+    view = _convention_view(a, outcomes, links, lang, scripts, dd)
+    return render("convention.html.j2", lang, root="../", page=view, status_text=STATUS_TEXT[a.status.value])
+
+
+def urls(a: PageAnalysis, dealt: bool) -> dict[str, str | None]:
+    """The page's own files, as paths relative to the mirror's root (None: not published)."""
+    pid = a.page.page_id
+    return {
+        "get_url": str(layout.get_by_pageid(pid)) if a.served_raw is not None else None,
+        "deals_url": str(layout.deals_json(pid)) if dealt else None,
+        "pbn_url": str(layout.deals_pbn(pid)) if dealt else None,
+    }
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    """A scenario as its convention page shows it: in words, as canonical DSL, its outcome,
+    and its deals as hand diagrams."""
+
+    words: list[str]
+    dsl: str
+    outcome: ScenarioDeals
+    diagrams: tuple[BoardView, ...]
+    #: Its boards in BBO's hand viewer and its files (the `exports.html.j2` partial).
+    links: ScenarioLinks | None = None
+    #: Per deal its double-dummy table and par (None: not analysed yet), and the scenario's summary line.
+    dd: tuple[dd_run.DealDD | None, ...] = ()
+    dd_summary: Summary | None = None
+
+
+def _with_dd(view: ScenarioView, dd: dd_run.PageDD) -> ScenarioView:
+    index = view.outcome.index
+    return replace(view, dd=dd.of(index, len(view.outcome.deals)), dd_summary=dd.summaries.get(index))
+
+
+def _convention_view(
+    a: PageAnalysis, outcomes: list[ScenarioDeals], links: WikiLinks, lang: str,
+    scripts: frozenset[PurePosixPath] = frozenset(), dd: dd_run.PageDD | None = None,
+) -> dict[str, Any]:
+    # Every served scenario has its outcome (_deals draws one for each, even for 0 deals).
+    # Its deals are drawn as the page's boards, numbered as the PBN file numbers them.
+    boards: dict[int, list[BoardView]] = {}
+    for deal in page_boards((o.index, o.label, o.deals) for o in outcomes):
+        boards.setdefault(deal.scenario, []).append(board_view(deal, ROLE_NAMES))
+    exports = scenario_links(a.page.page_id, outcomes, scripts)
+    scenarios = [
+        ScenarioView(
+            describe(scenario, lang), format_scenario(scenario), outcome, tuple(boards.get(outcome.index, ())),
+            exports.get(outcome.index),
+        )
+        for scenario, outcome in zip(a.scenarios, outcomes, strict=True)
+    ]
+    if dd is not None and dd.deals:
+        scenarios = [_with_dd(view, dd) for view in scenarios]
+    return {
+        "page_id": a.page.page_id,
+        "title": a.page.title,
+        "status": a.status.value,
+        "wiki_url": links.view(a.page.title),
+        **urls(a, bool(outcomes)),
+        "served_revid": a.served_revid,
+        "current_revid": a.page.revid,
+        "scenarios": scenarios,
+        "downloads": page_downloads(a.page.page_id) if outcomes else (),
+    }
+
+
+
+@dataclass(frozen=True)
+class PageWork:
+    """What one page's files are made from (it pickles: a worker process is given it)."""
+
+    analysis: PageAnalysis
+    #: Its scenarios' outcomes; None: nothing served, so no deal files.
+    outcomes: tuple[ScenarioDeals, ...] | None
+    dd: dd_run.PageDD | None
+    links: WikiLinks
+    lang: str
+    seed: int
+    #: Its files the published mirror has as they would be made now: not made again.
+    reused: frozenset[PurePosixPath] = frozenset()
+
+
+#: A page's files in the build's order: each path with its bytes, or None for one not made
+#: (reused, or a script its language cannot say).
+Made = list[tuple[PurePosixPath, bytes | None]]
+
+
+def paths(work: PageWork) -> list[PurePosixPath]:
+    """Every file `make` may make for the page, in its order."""
+    fixed, scripts = _deal_files(work)
+    return [*(path for path, _ in fixed + scripts), layout.convention_html(work.analysis.page.page_id)]
+
+
+def make(work: PageWork) -> Made:
+    made: Made = []
+    fixed, scripts = _deal_files(work)
+    for path, maker in fixed:
+        made.append((path, None if path in work.reused else maker()))
+    linked: list[PurePosixPath] = []  # the scripts there are, which the page links
+    for path, maker in scripts:
+        data = None if path in work.reused else maker()
+        if path in work.reused or data is not None:
+            linked.append(path)
+        made.append((path, data))
+    a, html = work.analysis, layout.convention_html(work.analysis.page.page_id)
+    if html in work.reused:
+        made.append((html, None))
+    else:
+        outcomes = list(work.outcomes or ())
+        made.append((html, _convention_html(a, outcomes, work.links, work.lang, frozenset(linked), work.dd)))
+    return made
+
+
+Makers = list[tuple[PurePosixPath, Callable[[], bytes | None]]]
+
+
+def _deal_files(work: PageWork) -> tuple[Makers, Makers]:
+    """The page's files made from its deals, each with how to make it (a new format: one line
+    here), and its scripts."""
+    if work.outcomes is None:
+        return [], []
+    a, pid, outcomes = work.analysis, work.analysis.page.page_id, list(work.outcomes)
+    dd = work.dd or dd_run.PageDD({}, {})
+    fixed: Makers = [
+        (layout.deals_json(pid), lambda: _deals_json(a, outcomes, dd)),
+        (layout.deals_pbn(pid), lambda: _pbn(a, outcomes, work.seed, dd)),
+        (layout.deals_lin(pid), lambda: lin_file(outcomes)),
+    ]
+    return fixed, script_files(pid, a.page.title, a.scenarios, outcomes)
+
+
+def make_in_worker(work: PageWork) -> tuple[Made, list[tuple[str, int, str]]]:
+    """`make` in a worker process: with what it said (a script not made is a warning), for
+    the building process to say (`say_again`), as `make` in that process says it."""
+    said: list[tuple[str, int, str]] = []
+    handler = _Keeping(said)
+    logger = logging.getLogger(__package__)
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False  # said once, by the building process
+    try:
+        return make(work), said
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+
+
+def say_again(said: list[tuple[str, int, str]]) -> None:
+    for name, level, message in said:
+        logging.getLogger(name).log(level, "%s", message)
+
+
+class _Keeping(logging.Handler):
+    def __init__(self, said: list[tuple[str, int, str]]):
+        super().__init__()
+        self.said = said
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.said.append((record.name, record.levelno, record.getMessage()))
