@@ -81,6 +81,7 @@ import functools
 from collections import OrderedDict
 from collections.abc import Iterator
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -91,9 +92,7 @@ from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only, placement_count
-from .length_draw import LengthDraw
 from .part_sampler import draw_part
-from .placement_draw import PlacementDraw, scenario_bounds
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
@@ -113,6 +112,10 @@ PLACEMENTS_BELOW_RATE = 0.05
 #: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
 DRAWS_CACHE_SIZE = 2
 _HCP = np.array(RANK_HCP, dtype=np.int64)
+
+if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs them
+    from .length_draw import LengthDraw
+    from .placement_draw import PlacementDraw
 
 
 def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -220,6 +223,7 @@ class ScenarioSampler:
         self.exact_draw: PlacementDraw | LengthDraw | None = None
         self._supersets_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
+        self._draws_scenario = False  # the exact draw is the scenario itself: nothing to check
         if len(parts) <= 1:
             self.models = [pair_model(p) for p in parts]
             for part, model in zip(parts, self.models):
@@ -285,7 +289,7 @@ class ScenarioSampler:
 
     def _accept(self, owner: np.ndarray) -> np.ndarray:
         ok = np.ones(owner.shape[0], dtype=bool)
-        if isinstance(self.exact_draw, PlacementDraw) and self._hcp_only:
+        if self._draws_scenario:
             return ok  # the placements are the scenario itself
         for part in self.checked:
             ok &= part_ok(owner, part)
@@ -322,10 +326,13 @@ class ScenarioSampler:
         lengths = None if self._hcp_only else length_draw(self.compiled)
         if lengths is not None and lengths.count < best:
             self.exact_draw, best = lengths, lengths.count
+        from .placement_draw import scenario_bounds
+
         bounds = tuple(scenario_bounds(self.compiled))
         # The placements' count first: their tables (up to 25 MB for loose bounds) only if kept.
         if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds) and placement_count(list(bounds)) < best:
             self.exact_draw = placement_draw(bounds)
+            self._draws_scenario = self._hcp_only
         if self.exact_draw is not None:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
@@ -410,12 +417,16 @@ _ESTIMATES: dict = {}  # (compiled scenario, draws) -> accepted draws
 def placement_draw(bounds: tuple[tuple[int, int], ...]) -> PlacementDraw:
     """The drawing tables of HCP bounds, shared by the scenarios repeating them (only read
     once built)."""
+    from .placement_draw import PlacementDraw
+
     return PlacementDraw(list(bounds))
 
 
 @functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
 def length_draw(compiled: CompiledScenario) -> LengthDraw:
     """The drawing tables of a scenario's length superset (at most a few MB)."""
+    from .length_draw import LengthDraw
+
     return LengthDraw(compiled)
 
 
