@@ -25,6 +25,17 @@ FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"
 SMALL_DECKS = [(2, (2, 1), 2, 2), (2, (3, 2, 1), 1, 2), (4, (2, 1), 1, 3)]
 
 
+def seat_bounds(data, deck) -> list[tuple[int, int]]:
+    """Four seats' HCP bounds drawn by hypothesis within a small deck's total."""
+    suits, honour_hcp, _, _ = deck
+    top = sum(honour_hcp) * suits
+    bounds = []
+    for _ in range(4):
+        lo = data.draw(st.integers(0, top))
+        bounds.append((lo, data.draw(st.integers(lo, top))))
+    return bounds
+
+
 def compiled(text: str):
     return compile_scenario(dsl.parse_scenarios(text)[0])
 
@@ -51,11 +62,7 @@ def every_deal(suits: int, honour_hcp: tuple[int, ...], spots: int, hand: int) -
 @given(deck=st.sampled_from(SMALL_DECKS), data=st.data())
 def test_matches_every_deal_of_small_decks(deck, data):
     suits, honour_hcp, spots, hand = deck
-    top = sum(honour_hcp) * suits
-    bounds = []
-    for _ in range(4):
-        lo = data.draw(st.integers(0, top))
-        bounds.append((lo, data.draw(st.integers(lo, top))))
+    bounds = seat_bounds(data, deck)
     points = every_deal(*deck)
     expected = int(np.all([(points[:, s] >= lo) & (points[:, s] <= hi) for s, (lo, hi) in enumerate(bounds)], axis=0).sum())
     assert placement_count(bounds, suits, honour_hcp, spots, hand) == expected

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_deals_honour_placements import SMALL_DECKS
+from test_deals_honour_placements import SMALL_DECKS, seat_bounds
 from test_deals_uniformity import critical_value, homogeneity, rejection_sample, statistics
 
 import dsl
@@ -110,11 +110,7 @@ def test_a_biased_draw_is_caught():
 @given(deck=st.sampled_from(SMALL_DECKS), data=st.data(), seed=st.integers(0, 2**32))
 def test_small_decks_any_bounds_legal_and_satisfied(deck, data, seed):
     suits, honour_hcp, spots, hand = deck
-    top = sum(honour_hcp) * suits
-    bounds = []
-    for _ in range(4):
-        lo = data.draw(st.integers(0, top))
-        bounds.append((lo, data.draw(st.integers(lo, top))))
+    bounds = seat_bounds(data, deck)
     draw = PlacementDraw(bounds, *deck)
     assert draw.count == placement_count(bounds, *deck)
     if draw.count == 0:
