@@ -12,7 +12,6 @@ import functools
 import gettext as gettext_module
 import io
 from datetime import UTC, datetime
-from importlib import resources
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,6 +31,10 @@ def N_(message: str) -> str:
 
 
 def _folder():
+    # importlib.resources (and the tempfile it pulls in) costs 10-20 ms of a start-up that
+    # often needs no catalogue at all (`deals` to JSON): imported when one is read.
+    from importlib import resources
+
     return resources.files("dsl").joinpath("locales")
 
 

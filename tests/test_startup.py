@@ -69,3 +69,22 @@ def test_the_console_script_starts_numpy_s_blas_with_one_thread_unless_told_othe
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
     assert _threads_after_a_deal(env) == (1, "1")  # OpenBLAS would start one per core
     assert _threads_after_a_deal({**env, "OPENBLAS_NUM_THREADS": "2"})[1] == "2"
+
+
+def test_one_deal_loads_neither_the_drawing_tables_nor_the_catalogues_reader(tmp_path):
+    # A one-partnership scenario is drawn by the partnership's own model: the tables that
+    # draw from counts tying four seats, and importlib.resources (which only the language
+    # catalogues need), are start-up cost such a run must not pay.
+    probe = (
+        "import sys, json\nfrom bridgeshape_mirror.cli import main\n"
+        "status = main(['deals', 'opener hcp:12+', '--count', '1'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env)
+    lines = done.stdout.splitlines()
+    status, loaded = json.loads(lines[-1])
+    document = json.loads("\n".join(lines[:-1]))
+    assert status == 0 and document["scenarios"][0]["deals"][0]["pbn"].startswith("N:")
+    lazy = {"deals.placement_draw", "deals.length_draw", "deals.column_products", "importlib.resources"}
+    assert not set(loaded) & lazy
