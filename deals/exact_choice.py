@@ -51,5 +51,23 @@ class BigChoice:
         return out
 
 
+class GroupedWeights:
+    """Items already sorted by a group code, with non-negative int64 weights (all of them
+    together below 2**63): each group's total (`sums`, by `codes` in increasing order), and
+    draws of an item within given groups, each with probability weight / its group's total."""
+
+    def __init__(self, code: np.ndarray, weights: np.ndarray):
+        self.cum = np.cumsum(weights)
+        self.codes, starts = np.unique(code, return_index=True)
+        ends = np.append(starts[1:], len(code))
+        padded = np.concatenate([[0], self.cum])
+        self.before = padded[starts]
+        self.sums = padded[ends] - self.before
+
+    def draw(self, groups: np.ndarray, rng: Rng) -> np.ndarray:
+        """For each group index (into `codes`), an item's index (into the sorted items)."""
+        return np.searchsorted(self.cum, rng.below(self.sums[groups]) + self.before[groups], side="right")
+
+
 def choose_big(weights: list[int], n: int, rng: Rng) -> np.ndarray:
     return BigChoice(weights).draw(n, rng)

@@ -26,7 +26,7 @@ import numpy as np
 from dsl.deck import CARDS_PER_SUIT
 
 from .column_products import column_terms
-from .exact_choice import BigChoice
+from .exact_choice import BigChoice, GroupedWeights
 from .rng import Rng
 from .rules import CompiledScenario
 from .tables import length_code, length_vectors
@@ -44,14 +44,15 @@ class LengthDraw:
         fact = np.array([factorial(k) for k in range(CARDS_PER_SUIT + 1)], dtype=np.int64)
         ways = factorial(CARDS_PER_SUIT) // fact[lv].prod(axis=1)  # m(c), below 2**21
         halves = [self._half(allowed, k1, k2, lv, ways) for k1, k2 in ((0, 1), (2, 3))]
-        (codes1, cum1, sums1, starts1, c1a, c1b), (codes2, cum2, sums2, starts2, c2a, c2b) = halves
+        (groups1, _, _), (groups2, _, _) = halves
+        codes1, codes2 = groups1.codes, groups2.codes
         # group r of the first half meets the group of 13 - r of the second
         rows1 = np.stack(np.unravel_index(codes1, (14, 14, 14)), axis=1)
         want = length_code(np.concatenate([CARDS_PER_SUIT - rows1, np.zeros((len(rows1), 1), dtype=np.int64)], axis=1))
         at = np.searchsorted(codes2, want)
         meets = (at < len(codes2)) & (codes2[np.minimum(at, len(codes2) - 1)] == want) if len(codes2) else np.zeros(len(want), bool)
         self._g1, self._g2 = np.flatnonzero(meets), at[meets]
-        weights = [a * b for a, b in zip(sums1[self._g1].tolist(), sums2[self._g2].tolist())]
+        weights = [a * b for a, b in zip(groups1.sums[self._g1].tolist(), groups2.sums[self._g2].tolist())]
         self.count = sum(weights)
         self._choice = BigChoice(weights) if self.count else None
         self._halves = halves
@@ -59,18 +60,14 @@ class LengthDraw:
     @staticmethod
     def _half(allowed: np.ndarray, k1: int, k2: int, lv: np.ndarray, ways: np.ndarray):
         """The allowed pairs of columns of suits k1, k2, sorted by their partial row sums:
-        (group codes, cumulative weights, group sums, group starts, first columns, second columns)."""
+        (their weights grouped by those sums, first columns, second columns)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
         p, q = np.nonzero((lv[i1][:, None, :] + lv[i2][None, :, :] <= CARDS_PER_SUIT).all(axis=2))
         ca, cb = i1[p], i2[q]
         code = length_code(lv[ca] + lv[cb])  # seats N, E, S; W holds the rest of 26
         order = np.argsort(code, kind="stable")
-        ca, cb, code = ca[order], cb[order], code[order]
-        cum = np.cumsum(ways[ca] * ways[cb])
-        codes, starts = np.unique(code, return_index=True)
-        ends = np.append(starts[1:], len(code))
-        padded = np.concatenate([[0], cum])
-        return codes, cum, padded[ends] - padded[starts], padded[starts], ca, cb
+        ca, cb = ca[order], cb[order]
+        return GroupedWeights(code[order], ways[ca] * ways[cb]), ca, cb
 
     def draw(self, n: int, rng: Rng) -> np.ndarray:
         """`(n, 52)` seat-of-card int8 rows, uniform over the superset, independent."""
@@ -79,16 +76,11 @@ class LengthDraw:
         g = self._choice.draw(n, rng)
         columns = []
         for half, groups in zip(self._halves, (self._g1[g], self._g2[g])):
-            _, cum, sums, before, ca, cb = half
-            k = np.searchsorted(cum, rng.below(sums[groups]) + before[groups], side="right")
+            pairs, ca, cb = half
+            k = pairs.draw(groups, rng)
             columns += [ca[k], cb[k]]
         lv = length_vectors()
         owner = np.empty((n, 4, CARDS_PER_SUIT), dtype=np.int8)
-        rows = np.arange(n)[:, None]
-        places = np.arange(CARDS_PER_SUIT)[None, :, None]
         for suit, column in enumerate(columns):
-            cuts = np.cumsum(lv[column], axis=1)  # (n, 4)
-            seat_of_place = (places >= cuts[:, None, :]).sum(axis=2).astype(np.int8)
-            order = rng.permutations(n, CARDS_PER_SUIT)
-            owner[:, suit, :][rows, order] = seat_of_place
+            owner[:, suit, :] = rng.runs(lv[column])
         return owner.reshape(n, _SEATS * CARDS_PER_SUIT)

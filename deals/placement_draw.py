@@ -33,7 +33,7 @@ import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SUIT_LETTERS
 
-from .exact_choice import BigChoice
+from .exact_choice import BigChoice, GroupedWeights
 from .honour_placements import SEATS, half_placements, rank_compositions
 from .rng import Rng
 from .rules import CompiledScenario
@@ -86,15 +86,10 @@ class PlacementDraw:
         del pi, pj, pc
         order = np.argsort(code)  # any fixed order of the pairs within a vector will do
         self._i, self._j = i[order], j[order]
-        code = code[order]
-        self.cum = np.cumsum(w1[self._i] * w2[self._j])  # at most 4**16 in all: int64
-        codes, starts = np.unique(code, return_index=True)
-        ends = np.append(starts[1:], len(code))
-        self._before = np.concatenate([[0], self.cum])[starts]
-        self._sums = np.concatenate([[0], self.cum])[ends] - self._before
+        self._pairs = GroupedWeights(code[order], w1[self._i] * w2[self._j])  # at most 4**16 in all: int64
         spots = spots_per_suit * suits
         weights = []
-        for c, total in zip(codes.tolist(), self._sums.tolist()):
+        for c, total in zip(self._pairs.codes.tolist(), self._pairs.sums.tolist()):
             h = [c // base**k % base for k in range(SEATS)]
             weights.append(total * (factorial(spots) // prod(factorial(hand - x) for x in h)))
         self.count = sum(weights)
@@ -102,7 +97,7 @@ class PlacementDraw:
 
     @property
     def nbytes(self) -> int:
-        return self._i.nbytes + self._j.nbytes + self.cum.nbytes
+        return self._i.nbytes + self._j.nbytes + self._pairs.cum.nbytes
 
     def draw(self, n: int, rng: Rng) -> np.ndarray:
         """`(n, cards)` seat-of-card int8 rows, uniform over the deals in range, independent."""
@@ -110,7 +105,7 @@ class PlacementDraw:
             raise ValueError("no deal satisfies these bounds")
         # 1-2. the vector of honour counts, then the pair of placements within it
         g = self._choice.draw(n, rng)
-        k = np.searchsorted(self.cum, rng.below(self._sums[g]) + self._before[g], side="right")
+        k = self._pairs.draw(g, rng)
         p, q = self._i[k], self._j[k]
         ranks = np.concatenate([self._ranks1[p], self._ranks2[q]], axis=1)  # (n, honour ranks)
         held = self._count1[p] + self._count2[q]  # (n, 4) honours per seat
@@ -124,12 +119,7 @@ class PlacementDraw:
         honours[rows, np.arange(len(self.honour_hcp))[None, :, None], order] = labels
         owner[:, :, : len(self.honour_hcp)] = honours.transpose(0, 2, 1)
         # 4. the spots: a uniform order of them, cut in runs of (hand - honours) per seat
-        spots = self.spots_per_suit * self.suits
-        cuts = np.cumsum(self.hand - held, axis=1)  # (n, 4); the last is `spots`
-        seat_of_place = (np.arange(spots)[None, :, None] >= cuts[:, None, :]).sum(axis=2).astype(np.int8)
-        spot_order = rng.permutations(n, spots)
-        flat = np.empty((n, spots), dtype=np.int8)
-        flat[np.arange(n)[:, None], spot_order] = seat_of_place
+        flat = rng.runs(self.hand - held)  # (n, spots)
         owner[:, :, len(self.honour_hcp) :] = flat.reshape(n, self.suits, self.spots_per_suit)
         return owner.reshape(n, -1)
 

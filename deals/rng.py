@@ -69,6 +69,19 @@ class Rng:
                 return order
             keys[tied] = self._bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
 
+    def runs(self, lengths: np.ndarray) -> np.ndarray:
+        """`(n, m)` int8: for each row of `lengths` (n, k), its m places (m the row sum, the same
+        for every row) dealt to owners 0..k-1, lengths[i, s] places to owner s, every such
+        dealing equally likely: a uniform permutation of the places cut in runs."""
+        n = len(lengths)
+        m = int(lengths[0].sum()) if n else 0
+        cuts = np.cumsum(lengths, axis=1)
+        owner_of_rank = (np.arange(m)[None, :, None] >= cuts[:, None, :]).sum(axis=2).astype(np.int8)
+        order = self.permutations(n, m)
+        out = np.empty((n, m), dtype=np.int8)
+        out[np.arange(n)[:, None], order] = owner_of_rank
+        return out
+
 
 def make_rng(*key: int) -> Rng:
     if not key or any(int(k) < 0 for k in key):

@@ -99,7 +99,7 @@ def test_a_biased_draw_is_caught():
     deals = np.array(every_owner(*deck))
     good = [tuple(d) for d in deals[in_bounds(seat_hcp(deals, values), SMALL_BOUNDS)]]
     draw = PlacementDraw(SMALL_BOUNDS, *deck)
-    draw._choice = BigChoice([int(s) for s in draw._sums])
+    draw._choice = BigChoice([int(s) for s in draw._pairs.sums])
     n = 40 * len(good)
     observed = Counter(map(tuple, draw.draw(n, make_rng(5)).tolist()))
     stat, df = chi_square(observed, {d: n / len(good) for d in good})
