@@ -1,7 +1,8 @@
 """A small disk cache for integers that take a noticeable time: exact cross-partnership
-counts (kind "cross-columns"; "cross" before the column products, whose -1 meant "past the
-budget") and the accepted draws of a scenario's rules-seeded estimate (kind "estimate",
-see `deals.sampler`; deterministic, so caching never changes a result).
+counts (kind "cross-band", `deals.sampler.exact_cross_count`; "cross" and "cross-columns"
+before, whose -1, "past the budget", stood for scenarios now counted exactly) and the
+accepted draws of a scenario's rules-seeded estimate (kind "estimate", see `deals.sampler`;
+deterministic, so caching never changes a result).
 
 Entries are one-line JSON files under `$XDG_CACHE_HOME/bridgeshape-mirror/deals/` (default
 `~/.cache/...`; the project's cache folder is `cache_root`), named by a
