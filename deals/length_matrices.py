@@ -263,7 +263,7 @@ class LengthMatrixCount:
         self._block = int(np.clip(_BLOCK_CELLS // self.cells, 16, 512))
         if self.band is not None:
             # exact axes: a cell's levels are the three seats' HCP in the half, σ their sum
-            sigma = np.indices(self.shape).reshape(n, self.cells).sum(axis=0)
+            sigma = self._cell_levels().sum(axis=0)
             top = min(2 * MAX_SUIT_HCP, int(sigma.max()))  # a half holds 20 HCP
             #: The sums τ of a cell that some cell of the other half (σ <= top) completes to
             #: the band: τ = `_tau0` + 0 .. `_sums` - 1.
@@ -274,12 +274,15 @@ class LengthMatrixCount:
             self._band_mask = ((total >= self.band.lo) & (total <= self.band.hi)).astype(np.float64)
             self._sigma = sigma
 
+    def _cell_levels(self) -> np.ndarray:
+        """`(axes, cells)`: each cell's level on each axis (cells in C order)."""
+        return np.indices(self.shape).reshape(len(self.shape), self.cells)
+
     @functools.cached_property
     def live_cells(self) -> np.ndarray:
         """The cells a half can hold: levels summing to at most 20 (a half holds 20 HCP, and
         a level is at most the HCP it stands for)."""
-        levels = np.indices(self.shape).reshape(len(self.shape), self.cells).sum(axis=0)
-        return np.flatnonzero(levels <= 2 * MAX_SUIT_HCP)
+        return np.flatnonzero(self._cell_levels().sum(axis=0) <= 2 * MAX_SUIT_HCP)
 
     @property
     def box_work(self) -> float:
@@ -420,7 +423,7 @@ class LengthMatrixCount:
         """For the last axis j of `_banded_box_sums`: per cell u and level v of axis j, the
         flat index of (τ = σ(u), u with its level j set to v) and the box weight of (u_j, v)."""
         j = self._band_order[-1]
-        levels = np.indices(self.shape).reshape(len(self.shape), self.cells)  # (axes, cells)
+        levels = self._cell_levels()
         stride = int(np.prod(self.shape[j + 1 :]))
         v = np.arange(self.shape[j])
         moved = (np.arange(self.cells) - levels[j] * stride)[:, None] + v[None, :] * stride
