@@ -94,7 +94,7 @@ from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
 from .rules import CompiledScenario, SeatRule, shape_mask
-from .tables import length_code, length_vectors
+from .tables import length_code, length_vectors, within_thirteen
 
 #: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
 #: 2-3 s here: most of them are BLAS products).
@@ -144,13 +144,6 @@ def _code_vectors() -> np.ndarray:
 def _partner_codes() -> np.ndarray:
     """Partial row sums' code (s) -> the code of 13 - s, what the other half must hold."""
     return length_code(CARDS_PER_SUIT - _code_vectors())
-
-
-@functools.cache
-def _fit_in_deck() -> np.ndarray:
-    """`[i, j]`: columns i and j of two suits leave every seat at most 13 cards."""
-    lv = length_vectors()
-    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
 
 
 def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
@@ -266,7 +259,7 @@ class Half:
         shape class does not depend on the order of the suits, so with the seat's sum in
         the half the shorter length says all it needs, in half as many groups)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
-        p, q = np.nonzero(_fit_in_deck()[np.ix_(i1, i2)])
+        p, q = np.nonzero(within_thirteen()[np.ix_(i1, i2)])
         c1, c2 = i1[p].astype(np.int32), i2[q].astype(np.int32)  # kept for every term: small
         key = length_code(length_vectors()[c1] + length_vectors()[c2])
         for seat in shaped:
@@ -342,7 +335,6 @@ class ColumnCount:
         masked = masked_terms(compiled)
         self.terms = [(sign, allowed) for sign, allowed, _ in masked]
         self._comps = [comp if comp.any() else None for _, _, comp in masked]
-        self._honour_lists = [self.tables.honour_table(int(self.tables.mask_id[k, 0])) for k in range(4)]
         #: Seats with a shape class: checked per pair of groups (both halves know the row).
         self.shaped = tuple(s for s, r in enumerate(compiled.seat_rules) if r.shape is not None)
         self._shapes = [compiled.seat_rules[s].shape for s in self.shaped]

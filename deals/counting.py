@@ -48,7 +48,7 @@ from .blas import single_threaded_blas
 from .exact import exact_dot
 from .rules import PartRules, SeatRule
 from .symmetry import representatives
-from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors
+from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors, within_thirteen
 
 _CHUNK = 16384
 _BLOCK = 256  # rows of a block product: bounds its temporaries (a few MB)
@@ -204,7 +204,7 @@ def _length_vector_pairs(part: PartRules, rest: bool):
         return la, 13 - la
     ok_b = rb.length_ok(lv)
     lb_set = lv[ok_b]
-    fits_in = _fit_in_deck()[np.ix_(ok_a, ok_b)]
+    fits_in = within_thirteen()[np.ix_(ok_a, ok_b)]
     ia, ib = np.nonzero(fits_in)
     la = la_set[ia].astype(np.int64)
     lb = lb_set[ib].astype(np.int64)
@@ -214,13 +214,6 @@ def _length_vector_pairs(part: PartRules, rest: bool):
             ok &= fit.ok(la + lb)
         la, lb = la[ok], lb[ok]
     return la, lb
-
-
-@functools.cache
-def _fit_in_deck() -> np.ndarray:
-    """`[i, j]`: length vectors i and j of two hands fit in one deck (a_k + b_k <= 13)."""
-    lv = length_vectors()
-    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -29,7 +29,7 @@ from .column_products import column_terms
 from .exact_choice import BigChoice, GroupedWeights
 from .rng import Rng
 from .rules import CompiledScenario
-from .tables import length_code, length_vectors
+from .tables import length_code, length_vectors, within_thirteen
 
 _SEATS = 4
 
@@ -62,7 +62,7 @@ class LengthDraw:
         """The allowed pairs of columns of suits k1, k2, sorted by their partial row sums:
         (their weights grouped by those sums, first columns, second columns)."""
         i1, i2 = np.flatnonzero(allowed[k1]), np.flatnonzero(allowed[k2])
-        p, q = np.nonzero((lv[i1][:, None, :] + lv[i2][None, :, :] <= CARDS_PER_SUIT).all(axis=2))
+        p, q = np.nonzero(within_thirteen()[np.ix_(i1, i2)])
         ca, cb = i1[p], i2[q]
         code = length_code(lv[ca] + lv[cb])  # seats N, E, S; W holds the rest of 26
         order = np.argsort(code, kind="stable")

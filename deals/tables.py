@@ -85,6 +85,15 @@ def length_vectors() -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
+@functools.cache
+def within_thirteen() -> np.ndarray:
+    """`[i, j]`: length vectors i and j add up to at most 13 in every place: two hands that
+    fit in one deck (no suit past its 13 cards), or two suits' columns that leave every seat
+    at most 13 cards."""
+    lv = length_vectors()
+    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
+
+
 def length_code(v: np.ndarray) -> np.ndarray:
     """`(..., 4)` length vectors -> one integer each, (S * 14 + H) * 14 + D (C follows)."""
     return (v[..., 0] * 14 + v[..., 1]) * 14 + v[..., 2]
