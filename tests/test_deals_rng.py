@@ -1,0 +1,72 @@
+"""`deals.rng`: the faster ways of computing a draw give the draw of before, value for value
+(the same seed gives the same deals), ties included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deals.rng import Rng, make_rng
+
+
+class _Keys:
+    """A bit generator that gives the raw values it was handed, in order (to force ties)."""
+
+    def __init__(self, values):
+        self._values = np.asarray(values, dtype=np.uint64)
+        self.used = 0
+
+    def random_raw(self, n):
+        out = self._values[self.used : self.used + n]
+        assert len(out) == n, "the draw asked for more values than the test gave"
+        self.used += n
+        return out.copy()
+
+
+def _sorted_permutations(bg, n: int, m: int) -> np.ndarray:
+    """The permutations as they were computed before the counting path: an argsort of the
+    keys, a row with equal keys drawn again."""
+    keys = bg.random_raw(n * m).reshape(n, m)
+    while True:
+        order = np.argsort(keys, axis=1)
+        srt = np.take_along_axis(keys, order, axis=1)
+        tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+        if not tied.any():
+            return order
+        keys[tied] = bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
+
+
+@pytest.mark.parametrize("m", [1, 2, 9, 13, 16, 17, 52])
+def test_permutations_are_the_argsort_of_the_keys(m):
+    for seed in range(5):
+        got = make_rng(seed, m).permutations(3000, m)
+        want = _sorted_permutations(np.random.PCG64(np.random.SeedSequence([seed, m])), 3000, m)
+        assert got.dtype == want.dtype and got.shape == (3000, m)
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("m", [9, 13, 20])
+def test_rows_with_equal_keys_are_drawn_again_as_before(m):
+    gen = np.random.default_rng(m)
+    first = gen.integers(0, 2**63, size=(50, m)).astype(np.uint64)
+    first[::3, 0] = first[::3, m - 1]  # ties, at both ends of a row
+    first[1::3, 4] = first[1::3, 5]  # and in the middle
+    first[2::3, 2] = first[2::3, 3] ^ 1  # not a tie: two keys that differ in their lowest bit
+    first[2::6, 7] = first[2::6, 1] ^ 6
+    first = first.ravel()
+    again = gen.integers(0, 2**63, size=(50 * m,)).astype(np.uint64)
+    values = np.concatenate([first, again])
+    counted, sorted_ = _Keys(values), _Keys(values)
+    got = Rng(counted).permutations(50, m)
+    assert np.array_equal(got, _sorted_permutations(sorted_, 50, m))
+    assert counted.used == sorted_.used == 50 * m + (34 * m)  # 34 of the 50 rows had a tie
+    assert all(sorted(row) == list(range(m)) for row in got.tolist())
+
+
+def test_permutations_are_uniform_on_three():
+    got = make_rng(7).permutations(60_000, 3)
+    codes = got[:, 0] * 9 + got[:, 1] * 3 + got[:, 2]
+    counts = np.unique(codes, return_counts=True)[1]
+    assert len(counts) == 6
+    chi2 = ((counts - 10_000) ** 2 / 10_000).sum()
+    assert chi2 < 20.5  # 5 degrees of freedom, p = 0.001
