@@ -103,7 +103,7 @@ def deal_lines(pbns: Sequence[str], numbers: Sequence[int], first: bool) -> byte
     if k == 0:
         return None
     joined = "".join(pbns)
-    if any(len(p) != PBN_DEAL_LENGTH for p in pbns) or not joined.isascii() or "\0" in joined:
+    if set(map(len, pbns)) != {PBN_DEAL_LENGTH} or not joined.isascii() or "\0" in joined:
         return None
     raw = joined.encode("ascii")
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(k, PBN_DEAL_LENGTH)
