@@ -92,8 +92,9 @@ def _order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """`(order, tied)`: each row's argsort (indices of its keys from the smallest up), and which
     rows hold two equal keys (their order is not used).
 
-    Each key carries its index in its lowest bits (`tagged`), so sorting the values gives the
-    order: two keys that differ above those bits compare as the keys do. Short rows (the
+    Each key carries its index in its lowest bits, so sorting the values gives the order:
+    two keys that differ above those bits compare as the keys do, and no two tagged values
+    are equal, so any correct sort gives the same sorted rows. Short rows (the
     nine spots or 13 cards of a suit) are sorted by a sorting network run on whole columns
     (numpy sorts row by row, a call per short row), longer ones by numpy's sort of values.
     A row where two keys agree above the index bits (about m**2 / 2**60 of the rows) is
