@@ -41,7 +41,7 @@ import numpy as np
 
 from .counting import PairModel
 from .exact import exact_sum
-from .rng import Rng
+from .rng import Rng, sort_short_rows
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
@@ -217,10 +217,10 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     for k in range(4):
         priority = rng.permutations(n, 13).astype(np.int8)  # a uniform order of the suit's 13 cards
         priority[suits[:, k, :] != -1] = 99  # cards already held come last
-        # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort,
-        # not a rank by two argsorts; the free cards' priorities are distinct, and 100 is
+        # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort
+        # by the sorting network, not a rank by two argsorts; the free cards' priorities are distinct, and 100 is
         # the bound for lb = 13, above every priority).
-        ordered = np.sort(priority, axis=1)
+        ordered = sort_short_rows(priority)
         bound = np.where(lb[:, k] < 13, ordered[rows, np.minimum(lb[:, k], 12)], np.int8(100))
         take = priority < bound[:, None]
         suits[:, k, :][take] = seat_b

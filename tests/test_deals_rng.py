@@ -97,3 +97,15 @@ def test_make_rng_draws_what_numpy_s_generator_of_the_key_draws():
         assert np.array_equal(ours.permutations(100, 13), numpy_s.permutations(100, 13))
         assert np.array_equal(ours.below(np.arange(1, 5000)), numpy_s.below(np.arange(1, 5000)))
         assert np.array_equal(ours.raw(40_000), numpy_s.raw(40_000))
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 13, 16, 17, 30])
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint64])
+def test_short_rows_are_sorted_as_numpy_sorts_them(m, dtype):
+    from deals.rng import sort_short_rows
+
+    gen = np.random.default_rng(m)
+    values = gen.integers(0, 20 if dtype == np.int8 else 2**62, size=(20_000, m)).astype(dtype)
+    values[::7, 0] = values[::7, -1]  # equal values too
+    got = sort_short_rows(values)
+    assert got.dtype == values.dtype and np.array_equal(got, np.sort(values, axis=1))

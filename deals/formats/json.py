@@ -26,7 +26,6 @@ from ..pbn import PBN_DEAL_LENGTH
 from .held import HeldDeals
 
 
-
 class Writer(HeldDeals):
     """`deal_fields(pbn, board)`, if given, gives more fields for a deal after its own (double
     dummy: `dd` and `par`); `None` or `{}`: none."""
