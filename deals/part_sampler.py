@@ -41,7 +41,7 @@ import numpy as np
 
 from .counting import PairModel
 from .exact import exact_sum
-from .rng import Rng
+from .rng import Rng, sort_short_rows
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
@@ -215,13 +215,14 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     suits = owner.reshape(n, 4, 13)
     rows = np.arange(n)
     for k in range(4):
-        priority = rng.permutations(n, 13)  # a uniform order of the suit's 13 cards
+        priority = rng.permutations(n, 13).astype(np.int8)  # a uniform order of the suit's 13 cards
         priority[suits[:, k, :] != -1] = 99  # cards already held come last
-        # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort,
-        # not a rank by two argsorts; the free cards' priorities are distinct, and 100 pads
-        # the row for lb = 13).
-        ordered = np.concatenate([np.sort(priority, axis=1), np.full((n, 1), 100, dtype=priority.dtype)], axis=1)
-        take = priority < ordered[rows, lb[:, k]][:, None]
+        # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort
+        # by the sorting network, not a rank by two argsorts; the free cards' priorities are distinct, and 100 is
+        # the bound for lb = 13, above every priority).
+        ordered = sort_short_rows(priority)
+        bound = np.where(lb[:, k] < 13, ordered[rows, np.minimum(lb[:, k], 12)], np.int8(100))
+        take = priority < bound[:, None]
         suits[:, k, :][take] = seat_b
 
 
@@ -302,13 +303,24 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     # 7. spots: a uniform permutation of the nine spots of each suit
     spots_a = fa - MASK_COUNT[mask_a]
     spots_b = fb - MASK_COUNT[mask_b]
-    perm = rng.permutations(n * 4, 9)
+    perm = rng.permutations(n * 4, 9).astype(np.int8)
     seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
-    spot_owner = np.where(
-        perm < spots_a[:, None], seat_a, np.where(perm < (spots_a + spots_b)[:, None], seat_b, -1)
+    # One byte a card throughout: (n * 4, 13) rows, a suit's four honours then its nine spots.
+    out = np.empty((n * 4, 13), dtype=np.int8)
+    out[:, :4] = _honour_owners(seat_a, seat_b)[mask_a, mask_b]
+    out[:, 4:] = np.where(
+        perm < spots_a.astype(np.int8)[:, None],
+        np.int8(seat_a),
+        np.where(perm < (spots_a + spots_b).astype(np.int8)[:, None], np.int8(seat_b), np.int8(-1)),
     )
-    bits = np.arange(4)[None, :]
-    hon_owner = np.where(
-        (mask_a[:, None] >> bits) & 1, seat_a, np.where((mask_b[:, None] >> bits) & 1, seat_b, -1)
-    )
-    return np.concatenate([hon_owner, spot_owner], axis=1).reshape(n, 52).astype(np.int8)
+    return out.reshape(n, 52)
+
+
+@functools.cache
+def _honour_owners(seat_a: int, seat_b: int) -> np.ndarray:
+    """`[mask_a, mask_b]` -> the owner of each of a suit's four honours (bit k of a mask: the
+    k-th honour, A first): seat a, seat b, or -1."""
+    bits = np.arange(4)
+    held_a = (np.arange(16)[:, None, None] >> bits) & 1
+    held_b = (np.arange(16)[None, :, None] >> bits) & 1
+    return np.where(held_a, seat_a, np.where(held_b, seat_b, -1)).astype(np.int8)

@@ -99,8 +99,9 @@ def format_rows(owner: np.ndarray) -> np.ndarray:
 
 def format_many(owner: np.ndarray) -> list[str]:
     rows = format_rows(owner)
-    raw = rows.tobytes().decode("ascii")
-    return [raw[i : i + PBN_DEAL_LENGTH] for i in range(0, len(raw), PBN_DEAL_LENGTH)]
+    # As UCS-4 code points the rows are numpy strings of 69 characters, which one `tolist`
+    # makes Python strings (cheaper than a slice of the decoded bytes per deal).
+    return np.ascontiguousarray(rows, dtype=np.uint32).view(f"<U{PBN_DEAL_LENGTH}").ravel().tolist()
 
 
 # --- PBN 2.1 export file -----------------------------------------------------------------

@@ -9,18 +9,25 @@ versions), so the same key gives the same deals on every run, machine and numpy 
 
 Draws are exact: `below(b)` is an unbiased integer in [0, b) by rejection (Lemire's
 threshold on 2**64 mod b), weighted choices compare such an integer against exact integer
-cumulative weights, and permutations are the ranks of random 64-bit keys, drawn again on a tie. No floating point.
+cumulative weights, and permutations are the ranks of random 64-bit keys, drawn again on a tie
+(computed by a sorting network for short rows: the same permutations, see `_order`). No floating point.
+The first values come from `deals.pcg64`, the same generator in Python (no numpy.random to
+import for a few deals).
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+from .pcg64 import Pcg64
 
 _PAGE_TAG = 0x70616765  # "page": keeps page keys apart from CLI keys of the same length
 
 
 class Rng:
-    def __init__(self, bit_generator: np.random.PCG64):
+    def __init__(self, bit_generator: np.random.PCG64 | Pcg64):
         self._bg = bit_generator
 
     def raw(self, n: int) -> np.ndarray:
@@ -62,9 +69,7 @@ class Rng:
         equally likely (given distinct keys, all orders are by symmetry)."""
         keys = self._bg.random_raw(n * m).reshape(n, m)
         while True:
-            order = np.argsort(keys, axis=1)  # one sort: the keys in order are read through it
-            srt = np.take_along_axis(keys, order, axis=1)
-            tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+            order, tied = _order(keys)
             if not tied.any():
                 return order
             keys[tied] = self._bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
@@ -83,10 +88,96 @@ class Rng:
         return out
 
 
+def _order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`(order, tied)`: each row's argsort (indices of its keys from the smallest up), and which
+    rows hold two equal keys (their order is not used).
+
+    Each key carries its index in its lowest bits, so sorting the values gives the order:
+    two keys that differ above those bits compare as the keys do, and no two tagged values
+    are equal, so any correct sort gives the same sorted rows. Short rows (the
+    nine spots or 13 cards of a suit) are sorted by a sorting network run on whole columns
+    (numpy sorts row by row, a call per short row), longer ones by numpy's sort of values.
+    A row where two keys agree above the index bits (about m**2 / 2**60 of the rows) is
+    ordered by an argsort of its keys, as before; so the order is the keys' argsort in every
+    row, and the permutations are the ones an argsort gives."""
+    n, m = keys.shape
+    bits = max(1, (m - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    if 0 < m <= _NETWORK_UP_TO:  # column by column: (m, n) throughout
+        srt = np.empty((m, n), dtype=np.uint64)
+        for start in range(0, n, _BLOCK):  # a block's columns stay in the cache
+            cols = [(keys[start : start + _BLOCK, k] & ~low) | np.uint64(k) for k in range(m)]
+            for i, j in _network(m):
+                cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
+            srt[:, start : start + _BLOCK] = cols
+        near = ((srt[1:] ^ srt[:-1]) <= low).any(axis=0)  # equal above the index bits
+        order = (srt & low).astype(np.intp).T
+    else:
+        srt = np.sort((keys & ~low) | np.arange(m, dtype=np.uint64)[None, :], axis=1)
+        near = ((srt[:, 1:] ^ srt[:, :-1]) <= low).any(axis=1)
+        order = (srt & low).astype(np.intp)
+    tied = np.zeros(n, dtype=bool)
+    if near.any():
+        rows = np.flatnonzero(near)
+        exact = np.argsort(keys[rows], axis=1)
+        order[rows] = exact
+        in_order = np.take_along_axis(keys[rows], exact, axis=1)
+        tied[rows] = (in_order[:, 1:] == in_order[:, :-1]).any(axis=1)
+    return order, tied
+
+
+def sort_short_rows(values: np.ndarray) -> np.ndarray:
+    """`np.sort(values, axis=1)` (the same array: a sort's result is its values in order),
+    by the sorting network on whole columns when the rows are short (a suit's 13 cards), where
+    numpy's sort pays a call per row. The result may be a transposed view."""
+    n, m = values.shape
+    if not 0 < m <= _NETWORK_UP_TO:
+        return np.sort(values, axis=1)
+    out = np.empty((m, n), dtype=values.dtype)
+    for start in range(0, n, _BLOCK):
+        cols = [values[start : start + _BLOCK, k] for k in range(m)]
+        for i, j in _network(m):
+            cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
+        out[:, start : start + _BLOCK] = cols
+    return out.T
+
+
+#: Rows of up to this many keys go through the sorting network (48 comparators for 13 keys).
+_NETWORK_UP_TO = 16
+_BLOCK = 8192
+
+
+@functools.cache
+def _network(m: int) -> tuple[tuple[int, int], ...]:
+    """Batcher's odd-even merge sort for m items: its network for the next power of two, less
+    the comparators that touch a place >= m (think of those places as holding +inf: such a
+    comparator never moves anything, and no other comparator reaches them)."""
+
+    def merge(lo: int, hi: int, r: int):
+        step = r * 2
+        if step < hi - lo:
+            yield from merge(lo, hi, step)
+            yield from merge(lo + r, hi, step)
+            yield from ((i, i + r) for i in range(lo + r, hi - r, step))
+        else:
+            yield (lo, lo + r)
+
+    def sort(lo: int, hi: int):
+        if hi - lo >= 1:
+            mid = lo + (hi - lo) // 2
+            yield from sort(lo, mid)
+            yield from sort(mid + 1, hi)
+            yield from merge(lo, hi, 1)
+
+    size = 1 << max(0, (m - 1).bit_length())
+    return tuple((i, j) for i, j in sort(0, size - 1) if j < m)
+
+
 def make_rng(*key: int) -> Rng:
     if not key or any(int(k) < 0 for k in key):
         raise ValueError("a seed key is one or more non-negative integers")
-    return Rng(np.random.PCG64(np.random.SeedSequence([int(k) for k in key])))
+    # numpy's PCG64(SeedSequence(key)), in Python for the first values (deals.pcg64).
+    return Rng(Pcg64([int(k) for k in key]))
 
 
 def page_rng(page_id: int, revid: int, scenario_index: int) -> Rng:

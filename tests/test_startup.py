@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from serving.api_headers import ServeSettings
 
 HEAVY = ("numpy", "lark", "jinja2", "serving.api_headers", "serving.http_server", "endplay", "importlib.metadata")
@@ -88,3 +90,56 @@ def test_one_deal_loads_neither_the_drawing_tables_nor_the_catalogues_reader(tmp
     assert status == 0 and document["scenarios"][0]["deals"][0]["pbn"].startswith("N:")
     lazy = {"deals.placement_draw", "deals.length_draw", "deals.column_products", "importlib.resources"}
     assert not set(loaded) & lazy
+
+
+def _parsed(argv: list[str], every_command: bool, capsys) -> tuple[object, str, str]:
+    from bridgeshape_mirror.cli import build_parser
+
+    try:
+        result: object = vars(build_parser(argv, every_command=every_command).parse_args(argv))
+        result = {k: v for k, v in result.items() if k != "handler"} | {"handler": getattr(result.get("handler"), "__module__", None)}
+    except SystemExit as exc:
+        result = ("exit", exc.code)
+    out = capsys.readouterr()
+    return result, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["validate", "--help"],
+        ["deals", "--help"],
+        ["export", "--help"],
+        ["sync", "--help"],
+        ["build", "--help"],
+        ["update", "--help"],
+        ["serve", "--help"],
+        ["deals", "opener hcp:12+", "--count", "3", "--format", "pbn"],
+        ["deals"],
+        ["deals", "x", "--count", "-1"],
+        ["deals", "x", "--bogus"],
+        ["validate", "opener hcp:12+"],
+        ["bogus"],
+        [],
+        ["--", "deals", "x"],
+        ["-h", "deals"],
+    ],
+)
+def test_a_command_line_parses_the_same_with_only_its_command_built(argv, capsys):
+    # Help, errors and the parsed values, with every command's options and with the named one's.
+    assert _parsed(argv, True, capsys) == _parsed(argv, False, capsys)
+
+
+def test_a_deal_builds_and_imports_no_other_command():
+    loaded = loaded_by("from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1']) == 0")
+    others = {f"bridgeshape_mirror.commands.{name}" for name in ("validate", "export", "sync", "build", "update", "serve")}
+    assert "bridgeshape_mirror.commands.deals" in loaded
+    assert not loaded & others
+
+
+def test_a_few_deals_draw_without_numpy_random():
+    # deals.pcg64 draws the first values; numpy.random is 25 ms of a one-deal run.
+    for count in ("1", "10"):
+        run = f"from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '{count}']) == 0"
+        assert "numpy.random" not in loaded_by(run)

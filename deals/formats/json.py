@@ -14,11 +14,15 @@ Board numbers depend on every scenario's deals, so the writer holds them until `
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, BinaryIO
 
-from ..boards import board_numbers, dealers_and_vulnerabilities
+import numpy as np
+
+from ..boards import VULNERABILITY_CYCLE, board_numbers, dealer_and_vulnerable, dealers_and_vulnerabilities
+from ..pbn import PBN_DEAL_LENGTH
 from .held import HeldDeals
 
 
@@ -44,17 +48,21 @@ class Writer(HeldDeals):
             self._out.write((("," if i else "") + "\n" + head).encode("utf-8"))
             for start in range(0, len(o.deals), _CHUNK):
                 pbns, numbers = o.deals[start : start + _CHUNK], board[start : start + _CHUNK]
-                # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
-                more = self._more if self._deal_fields is not None else _nothing_more
-                lines = [
-                    f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
-                    f'"board_pbn": "{dealer}{pbn[1:]}"{more(pbn, n)}}}'
-                    for pbn, n, (dealer, vulnerable) in zip(pbns, numbers, dealers_and_vulnerabilities(numbers))
-                ]
-                self._out.write(((",\n" if start else "\n") + ",\n".join(lines)).encode("ascii"))
+                fast = deal_lines(pbns, numbers, first=start == 0) if self._deal_fields is None else None
+                self._out.write(fast if fast is not None else self._lines(pbns, numbers, first=start == 0))
             tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())
             self._out.write((("\n" if o.deals else "") + "]" + tail + "}").encode("utf-8"))
         self._out.write(b"\n]}\n")
+
+    def _lines(self, pbns: Sequence[str], numbers: Sequence[int], first: bool) -> bytes:
+        # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
+        more = self._more if self._deal_fields is not None else _nothing_more
+        lines = [
+            f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
+            f'"board_pbn": "{dealer}{pbn[1:]}"{more(pbn, n)}}}'
+            for pbn, n, (dealer, vulnerable) in zip(pbns, numbers, dealers_and_vulnerabilities(numbers))
+        ]
+        return (("\n" if first else ",\n") + ",\n".join(lines)).encode("ascii")
 
     def _more(self, pbn: str, board: int) -> str:
         assert self._deal_fields is not None
@@ -64,6 +72,61 @@ class Writer(HeldDeals):
 
 def _nothing_more(pbn: str, board: int) -> str:
     return ""
+
+
+#: The bytes of a deal's line around its four varying fields (the deal, its board number,
+#: the board's dealer and vulnerability), each line after the ",\n" that ends the one before.
+_PIECES = (b',\n{"pbn": "', b'", "board": ', b', "dealer": "', b'", "vulnerable": "', b'", "board_pbn": "', b'"}')
+_PAD = 0  # fills fields shorter than their column; no byte of a line is 0, so it is cut out whole
+
+
+@functools.cache
+def _board_columns() -> tuple[np.ndarray, np.ndarray]:
+    """Boards 1..16's dealer letter `(16, 1)` and vulnerability `(16, 4)`, padded, as bytes."""
+    cycle = [dealer_and_vulnerable(n) for n in range(1, len(VULNERABILITY_CYCLE) + 1)]
+    width = max(len(v) for _, v in cycle)
+    dealers = np.array([[ord(d)] for d, _ in cycle], dtype=np.uint8)
+    vul = np.full((len(cycle), width), _PAD, dtype=np.uint8)
+    for i, (_, v) in enumerate(cycle):
+        vul[i, : len(v)] = np.frombuffer(v.encode("ascii"), dtype=np.uint8)
+    return dealers, vul
+
+
+def deal_lines(pbns: Sequence[str], numbers: Sequence[int], first: bool) -> bytes | None:
+    """The lines of deals `pbns` on boards `numbers`, each after ",\n" (after "\n" alone for a
+    scenario's `first` deal), byte for byte as `Writer._lines` writes them, or `None` unless
+    every deal is a 69-character ASCII PBN string. Every line is a row of one byte table, its
+    fields in fixed columns padded with zero bytes, and one `replace` cuts the padding out: a
+    Python string per deal cost more than dealing them, on 100,000 deals."""
+    k = len(pbns)
+    if k == 0:
+        return None
+    joined = "".join(pbns)
+    if set(map(len, pbns)) != {PBN_DEAL_LENGTH} or not joined.isascii() or "\0" in joined:
+        return None
+    raw = joined.encode("ascii")
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(k, PBN_DEAL_LENGTH)
+    nums = np.asarray(numbers, dtype=np.int64)
+    places = len(str(int(nums.max())))
+    power = 10 ** np.arange(places - 1, -1, -1, dtype=np.int64)
+    digits = (nums[:, None] // power[None, :]) % 10 + ord("0")
+    digits[nums[:, None] < power[None, :]] = _PAD  # no leading zeros (the last place always stays)
+    digits[:, -1] = nums % 10 + ord("0")
+    dealers, vul = _board_columns()
+    cycle = (nums - 1) % len(VULNERABILITY_CYCLE)
+    fields = (rows, digits, dealers[cycle], vul[cycle], np.concatenate([dealers[cycle], rows[:, 1:]], axis=1))
+    width = sum(len(p) for p in _PIECES) + sum(f.shape[1] for f in fields)
+    out = np.empty((k, width), dtype=np.uint8)
+    at = 0
+    for piece, field in zip(_PIECES, fields + (None,)):
+        out[:, at : at + len(piece)] = np.frombuffer(piece, dtype=np.uint8)
+        at += len(piece)
+        if field is not None:
+            out[:, at : at + field.shape[1]] = field
+            at += field.shape[1]
+    if first:
+        out[0, 0] = _PAD
+    return out.tobytes().replace(bytes([_PAD]), b"")
 
 
 _CHUNK = 10_000

@@ -1,0 +1,103 @@
+"""The steps every proposal of the rejection path takes (`deals.sampler`'s `seat_features`
+and `deal_out_rest`) give what their plain versions gave, value for value: the same deals
+for the same seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deals.rng import Rng, make_rng
+from deals.sampler import deal_out_rest, seat_features
+from dsl.deck import RANK_HCP
+
+
+def _owners(n: int, seed: int) -> np.ndarray:
+    gen = np.random.default_rng(seed)
+    owner = np.array([gen.permutation(np.repeat(np.arange(4), 13)) for _ in range(n)], dtype=np.int8)
+    owner[0] = np.repeat(np.arange(4), 13)  # 13-card suits and voids
+    return owner
+
+
+def test_seat_features_are_the_sums_over_each_suit():
+    owner = _owners(500, 1)
+    hcp = np.array(RANK_HCP, dtype=np.int64)
+    for seat in range(4):
+        held = owner.reshape(-1, 4, 13) == seat
+        lengths, shcp = seat_features(owner, seat)
+        assert lengths.dtype == shcp.dtype == np.int64
+        assert np.array_equal(lengths, held.sum(axis=2))
+        assert np.array_equal(shcp, (held * hcp).sum(axis=2))
+
+
+def _dealt_by_argpartition(owner: np.ndarray, rng: Rng) -> np.ndarray:
+    """`deal_out_rest` as it was written before the value partition."""
+    n = owner.shape[0]
+    empty = [s for s in range(4) if not (owner[0] == s).any()]
+    free = owner == -1
+    m = 13 * len(empty)
+    if len(empty) == 1:
+        owner[free] = empty[0]
+        return owner
+    bounds = [13 * i for i in range(1, len(empty))]
+    keys = rng.raw(n * m).reshape(n, m)
+    rows = np.arange(n)[:, None]
+    while True:
+        part = np.argpartition(keys, [b - 1 for b in bounds], axis=1)
+        ordered = keys[rows, part]
+        tied = np.zeros(n, dtype=bool)
+        for b in bounds:
+            tied |= ordered[:, :b].max(axis=1) == ordered[:, b:].min(axis=1)
+        if not tied.any():
+            break
+        keys[tied] = rng.raw(int(tied.sum()) * m).reshape(-1, m)
+    labels = np.empty((n, m), dtype=np.int8)
+    for i, seat in enumerate(empty):
+        labels[rows, part[:, 13 * i : 13 * (i + 1)]] = seat
+    owner[free] = labels.ravel()
+    return owner
+
+
+@pytest.mark.parametrize("held", [(), (0,), (1, 3), (0, 1, 2)])
+def test_the_rest_is_dealt_as_by_the_argpartition(held):
+    full = _owners(2000, 2)
+    start = np.where(np.isin(full, held), full, -1).astype(np.int8)
+    for seed in range(3):
+        got = deal_out_rest(start.copy(), make_rng(seed))
+        want = _dealt_by_argpartition(start.copy(), make_rng(seed))
+        assert np.array_equal(got, want)
+        assert (np.stack([(got == s).sum(axis=1) for s in range(4)]) == 13).all()
+        assert np.array_equal(got[start != -1], start[start != -1])
+
+
+class _Values:
+    def __init__(self, values):
+        self._values = np.asarray(values, dtype=np.uint64)
+        self.used = 0
+
+    def random_raw(self, n):
+        out = self._values[self.used : self.used + n].copy()
+        assert len(out) == n
+        self.used += n
+        return out
+
+
+def test_equal_keys_at_a_boundary_are_drawn_again_as_before():
+    start = np.full((40, 52), -1, dtype=np.int8)
+    start[:, :13] = 0  # seats 1, 2, 3 empty: 39 keys a row, boundaries after 13 and 26
+    gen = np.random.default_rng(4)
+    first = gen.permutation(40 * 39 * 10)[: 40 * 39].reshape(40, 39).astype(np.uint64) * 7
+    for row in range(0, 40, 4):  # the 13th and 14th smallest equal
+        srt = np.argsort(first[row])
+        first[row, srt[13]] = first[row, srt[12]]
+    for row in range(1, 40, 4):  # the 26th and 27th
+        srt = np.argsort(first[row])
+        first[row, srt[26]] = first[row, srt[25]]
+    for row in range(2, 40, 4):  # equal keys inside a seat's 13: no redraw
+        srt = np.argsort(first[row])
+        first[row, srt[5]] = first[row, srt[4]]
+    values = np.concatenate([first.ravel(), gen.permutation(10**6)[: 40 * 39].astype(np.uint64)])
+    a, b = _Values(values), _Values(values)
+    got = deal_out_rest(start.copy(), Rng(a))
+    assert np.array_equal(got, _dealt_by_argpartition(start.copy(), Rng(b)))
+    assert a.used == b.used == 40 * 39 + 20 * 39

@@ -1,0 +1,111 @@
+"""`deals.rng`: the faster ways of computing a draw give the draw of before, value for value
+(the same seed gives the same deals), ties included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deals.rng import Rng, make_rng
+
+
+class _Keys:
+    """A bit generator that gives the raw values it was handed, in order (to force ties)."""
+
+    def __init__(self, values):
+        self._values = np.asarray(values, dtype=np.uint64)
+        self.used = 0
+
+    def random_raw(self, n):
+        out = self._values[self.used : self.used + n]
+        assert len(out) == n, "the draw asked for more values than the test gave"
+        self.used += n
+        return out.copy()
+
+
+def _sorted_permutations(bg, n: int, m: int) -> np.ndarray:
+    """The permutations as they were computed before the counting path: an argsort of the
+    keys, a row with equal keys drawn again."""
+    keys = bg.random_raw(n * m).reshape(n, m)
+    while True:
+        order = np.argsort(keys, axis=1)
+        srt = np.take_along_axis(keys, order, axis=1)
+        tied = (srt[:, 1:] == srt[:, :-1]).any(axis=1)
+        if not tied.any():
+            return order
+        keys[tied] = bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
+
+
+@pytest.mark.parametrize("m", [1, 2, 9, 13, 16, 17, 52])
+def test_permutations_are_the_argsort_of_the_keys(m):
+    for seed in range(5):
+        got = make_rng(seed, m).permutations(3000, m)
+        want = _sorted_permutations(np.random.PCG64(np.random.SeedSequence([seed, m])), 3000, m)
+        assert got.dtype == want.dtype and got.shape == (3000, m)
+        assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("m", [9, 13, 20])
+def test_rows_with_equal_keys_are_drawn_again_as_before(m):
+    gen = np.random.default_rng(m)
+    first = gen.integers(0, 2**63, size=(50, m)).astype(np.uint64)
+    first[::3, 0] = first[::3, m - 1]  # ties, at both ends of a row
+    first[1::3, 4] = first[1::3, 5]  # and in the middle
+    first[2::3, 2] = first[2::3, 3] ^ 1  # not a tie: two keys that differ in their lowest bit
+    first[2::6, 7] = first[2::6, 1] ^ 6
+    first = first.ravel()
+    again = gen.integers(0, 2**63, size=(50 * m,)).astype(np.uint64)
+    values = np.concatenate([first, again])
+    counted, sorted_ = _Keys(values), _Keys(values)
+    got = Rng(counted).permutations(50, m)
+    assert np.array_equal(got, _sorted_permutations(sorted_, 50, m))
+    assert counted.used == sorted_.used == 50 * m + (34 * m)  # 34 of the 50 rows had a tie
+    assert all(sorted(row) == list(range(m)) for row in got.tolist())
+
+
+def test_permutations_are_uniform_on_three():
+    got = make_rng(7).permutations(60_000, 3)
+    codes = got[:, 0] * 9 + got[:, 1] * 3 + got[:, 2]
+    counts = np.unique(codes, return_counts=True)[1]
+    assert len(counts) == 6
+    chi2 = ((counts - 10_000) ** 2 / 10_000).sum()
+    assert chi2 < 20.5  # 5 degrees of freedom, p = 0.001
+
+
+_KEYS = [[0], [1], [0, 1], [5, 1], [2**32 - 1, 2**32], [2**40 + 7, 3], [0x70616765, 12, 345, 2], [2**70, 0, 9], list(range(9))]
+
+
+@pytest.mark.parametrize("key", _KEYS)
+def test_the_python_generator_is_numpy_s_pcg64_value_for_value(key):
+    from deals.pcg64 import PURE_UP_TO, Pcg64, seed_words
+
+    assert seed_words(key) == np.random.SeedSequence(key).generate_state(4, np.uint64).tolist()
+    ours, numpy_s = Pcg64(key), np.random.PCG64(np.random.SeedSequence(key))
+    assert (ours.state, ours.inc) == (numpy_s.state["state"]["state"], numpy_s.state["state"]["inc"])
+    # Requests of every size, through the hand-over to numpy's generator and after it.
+    sizes = [0, 1, 2, 65, 260, 2340, PURE_UP_TO // 2, PURE_UP_TO // 2 - 2, 3, 1, 50_000, 7]
+    for n in sizes:
+        got, want = ours.random_raw(n), numpy_s.random_raw(n)
+        assert got.dtype == want.dtype == np.uint64 and got.shape == (n,)
+        assert np.array_equal(got, want)
+
+
+def test_make_rng_draws_what_numpy_s_generator_of_the_key_draws():
+    for key in ([3, 1], [0x70616765, 7, 71, 2]):
+        ours = make_rng(*key)
+        numpy_s = Rng(np.random.PCG64(np.random.SeedSequence(key)))
+        assert np.array_equal(ours.permutations(100, 13), numpy_s.permutations(100, 13))
+        assert np.array_equal(ours.below(np.arange(1, 5000)), numpy_s.below(np.arange(1, 5000)))
+        assert np.array_equal(ours.raw(40_000), numpy_s.raw(40_000))
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 13, 16, 17, 30])
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint64])
+def test_short_rows_are_sorted_as_numpy_sorts_them(m, dtype):
+    from deals.rng import sort_short_rows
+
+    gen = np.random.default_rng(m)
+    values = gen.integers(0, 20 if dtype == np.int8 else 2**62, size=(20_000, m)).astype(dtype)
+    values[::7, 0] = values[::7, -1]  # equal values too
+    got = sort_short_rows(values)
+    assert got.dtype == values.dtype and np.array_equal(got, np.sort(values, axis=1))
