@@ -11,8 +11,6 @@ Draws are exact: `below(b)` is an unbiased integer in [0, b) by rejection (Lemir
 threshold on 2**64 mod b), weighted choices compare such an integer against exact integer
 cumulative weights, and permutations are the ranks of random 64-bit keys, drawn again on a tie
 (computed by a sorting network for short rows: the same permutations, see `_order`). No floating point.
-The first values come from `deals.pcg64`, the same generator in Python (no numpy.random to
-import for a few deals).
 """
 
 from __future__ import annotations
@@ -21,13 +19,11 @@ import functools
 
 import numpy as np
 
-from .pcg64 import Pcg64
-
 _PAGE_TAG = 0x70616765  # "page": keeps page keys apart from CLI keys of the same length
 
 
 class Rng:
-    def __init__(self, bit_generator: np.random.PCG64 | Pcg64):
+    def __init__(self, bit_generator: np.random.PCG64):
         self._bg = bit_generator
 
     def raw(self, n: int) -> np.ndarray:
@@ -176,8 +172,7 @@ def _network(m: int) -> tuple[tuple[int, int], ...]:
 def make_rng(*key: int) -> Rng:
     if not key or any(int(k) < 0 for k in key):
         raise ValueError("a seed key is one or more non-negative integers")
-    # numpy's PCG64(SeedSequence(key)), in Python for the first values (deals.pcg64).
-    return Rng(Pcg64([int(k) for k in key]))
+    return Rng(np.random.PCG64(np.random.SeedSequence([int(k) for k in key])))
 
 
 def page_rng(page_id: int, revid: int, scenario_index: int) -> Rng:
