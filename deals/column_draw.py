@@ -8,11 +8,11 @@ per-suit HCP: every rule but the disjunctions over several suits) is drawn backw
 through that sum, so that each of its deals comes out with the same probability:
 
 1. (p, a), a a cell of the first half, with weight A_p[a] * R(B_p)[a]. The products pass
-   int64, so each side is cut in three 15-bit limbs: the weight is the sum of nine limb
-   products (each below 2**30) times powers of two, and the draw picks a product (weight
-   its total over every (p, a): Python ints, `deals.exact_choice.BigChoice`), then p
-   (`BigChoice` over the pairs), then a (int64 cumulative sums). Exact, and the same as
-   drawing by the products themselves;
+   int64: as in `deals.exact_choice.BigChoice`, they are rounded up to multiples of 2**s
+   (s the least shift that keeps their total inside int64; from float64 products with a
+   margin, so never below), (p, a) is drawn by the rounded weights (one int64 cumulative
+   sum over every pair and live cell) and kept with probability exact / rounded by an
+   exact integer comparison; a rejected one is drawn again (about cells in 2**61);
 2. the second half's cell b among those that meet a (every axis and the band pass: the
    box sums' own 0/1 relation, read from `LengthMatrixCount.box_sums` of single cells),
    with weight B_p[b];
@@ -25,7 +25,9 @@ through that sum, so that each of its deals comes out with the same probability:
    column its lengths (`Rng.runs`).
 
 Each step's weights sum to the previous step's weight, so a deal's probability is
-1 / (the term's count). Column merges, dropped K columns and live-cell compaction of the
+1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
+honour entries, a group's column pairs) laid end to end under one cumulative sum, each
+distinct segment once (`_choose_in_segments`): about 15-20 us a deal on benchmark C. Column merges, dropped K columns and live-cell compaction of the
 counting code are only read through `PreparedHalf.tables` / `live_tables`, which undo them.
 Disjunctions over several suits (wildcards, fits in one of several suits, and wildcards with
 an HCP part) are not in the positive term: the sampler checks the whole scenario after the
@@ -33,7 +35,8 @@ draw and rejects the rest, at the rate count / positive term (`deals.sampler`).
 
 Not drawn here (None from `column_draw`, the other paths stay): what `column_products`
 does not count (`counts`) or counts past its budget, and terms whose tables would pass
-`MAX_DRAW_BYTES` (A and B per group, the cells' meeting relation).
+`MAX_DRAW_BYTES` (A, B and R(B) per group, K per group, the cells' meeting relation: four
+seats with HCP rules and 1,834 groups a half weigh about 100 MB).
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT
 
-from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, counts
-from .exact_choice import BigChoice
+from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
+from .exact import exact_dot
 from .length_matrices import _honour_owners, spot_ways
 from .rng import Rng
 from .rules import CompiledScenario
@@ -51,10 +54,9 @@ from .tables import length_vectors
 
 #: The most the drawing tables may weigh (A, B, R(B) per group, the cells' meeting relation).
 MAX_DRAW_BYTES = 120 * 2**20
-_LIMB = 15  # A, R(B) < 2**45: three limbs each, products below 2**30
-_LIMBS = 3
+_TOTAL_BITS = 61  # step 1's rounded weights add up to less than 2**62
+_SEGMENT_ENTRIES = 2**22  # candidate positions per block of `_choose_in_segments`
 _HONOURS = 4
-_ROWS = 2048  # draws per block of dense (draws, cells) weights
 
 
 class ColumnDraw:
@@ -66,42 +68,37 @@ class ColumnDraw:
         self.tables = t
         h1, h2, g1, g2, a, b = counter.positive_term()
         live = t.live_cells
-        # kept: the limbs (int32), B on the live cells, the meeting relation; passing: B and
-        # its box sums on every cell
+        # kept: A and R(B) and B on the live cells, the pairs' rounded weights, K per group,
+        # the meeting relation; passing: B and its box sums on every cell, 256 groups at a time
         groups = len(a.columns) + len(b.columns)
-        weight = groups * len(live) * 4 * _LIMBS + len(b.columns) * (len(live) + 2 * t.cells) * 8 + len(live) ** 2
+        distinct = a.columns.shape[1] + b.columns.shape[1]
+        weight = 8 * (groups * 2 * len(live) + len(a.columns) * distinct + len(a.rows) * len(live) + 3 * 256 * t.cells) + 5 * len(live) ** 2
         if weight > MAX_DRAW_BYTES:
             raise TablesTooLarge(weight)
-        self._halves = (_HalfDraw(counter, h1, np.unique(g1)), _HalfDraw(counter, h2, np.unique(g2)))
+        self._halves = (_HalfDraw(counter, h1, np.unique(g1), a), _HalfDraw(counter, h2, np.unique(g2), b))
         self._ra, self._rb = a.rows, b.rows  # per meeting pair, its row of A and of B
-        A = a.live_tables(np.arange(len(a.columns)))
+        self._A = a.live_tables(np.arange(len(a.columns)))
         self._B = b.live_tables(np.arange(len(b.columns)))
-        B = t.box_sums(b.tables(np.arange(len(b.columns))))[:, live]
-        # cells of the first half (rows) meeting cells of the second (columns), both live
-        self._meets = self._meeting_cells()
-        self._limbs_a = [((A >> (_LIMB * i)) & ((1 << _LIMB) - 1)).astype(np.int32) for i in range(_LIMBS)]
-        del A
-        self._limbs_r = [((B >> (_LIMB * j)) & ((1 << _LIMB) - 1)).astype(np.int32) for j in range(_LIMBS)]
-        del B
-        self._products = []  # (limb of A, limb of R(B), BigChoice over pairs)
-        totals = []
-        for i in range(_LIMBS):
-            for j in range(_LIMBS):
-                sums = self._pair_sums(self._limbs_a[i], self._limbs_r[j])
-                total = sum(sums)
-                if total:
-                    self._products.append((i, j, BigChoice(sums)))
-                    totals.append(total << (_LIMB * (i + j)))
+        self._R = np.concatenate(
+            [t.box_sums(b.tables(np.arange(s, min(s + 256, len(b.columns)))))[:, live] for s in range(0, len(b.columns), 256)]
+        ) if len(b.columns) else np.zeros((0, len(live)), dtype=np.int64)
+        self._live = len(live)
         #: The positive term's count: the deals this draws from.
-        self.count = sum(totals)
-        self._choice = BigChoice(totals) if self.count else None
-
-    def _pair_sums(self, la: np.ndarray, lr: np.ndarray) -> list[int]:
-        """Per meeting pair p, sum over cells of la[p] * lr[p] (int64: below 2**30 * cells)."""
-        out = []
-        for s in range(0, len(self._ra), 256):
-            out += np.einsum("ij,ij->i", la[self._ra[s : s + 256]], lr[self._rb[s : s + 256]], dtype=np.int64).tolist()
-        return out
+        self.count = exact_dot(self._A[self._ra], self._R[self._rb]) if len(self._ra) else 0
+        # step 1's weights A * R(B) rounded up to multiples of 2**shift within int64, and
+        # the rounding undone by an exact test (as `deals.exact_choice.BigChoice`)
+        entries = len(self._ra) * self._live
+        self._shift = max(0, self.count.bit_length() + max(entries, 1).bit_length() - _TOTAL_BITS)
+        if self._shift == 0:
+            rounded = (self._A[self._ra] * self._R[self._rb]).ravel()
+        else:
+            product = self._A[self._ra].astype(np.float64) * self._R[self._rb]
+            rounded = (np.floor(np.ldexp(product, -self._shift) * (1 + 2.0**-40)) + (product > 0)).astype(np.int64).ravel()
+        self._cum = np.cumsum(rounded)
+        # cells of the first half meeting cells of the second, both live: a sparse row each
+        meets = self._meeting_cells()
+        self._meet_start = np.concatenate([[0], np.cumsum(meets.sum(axis=1))])
+        self._meet = np.nonzero(meets)[1].astype(np.int32)
 
     def _meeting_cells(self) -> np.ndarray:
         """`(live, live)` bool: may a cell of the first half meet a cell of the second? The
@@ -118,40 +115,77 @@ class ColumnDraw:
             out[s : s + step] = t.box_sums(one)[:, live] > 0
         return out  # symmetric: out[u, v] is "u meets v" from either side
 
+    def _pairs_and_cells(self, n: int, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+        """Step 1: n (meeting pair, live cell of the first half), by A * R(B)."""
+        pair, cell = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        while len(pair) < n:
+            idx = rng.choose_cumulative(self._cum, n - len(pair))
+            p, c = np.divmod(idx, self._live)
+            if self._shift:
+                rounded = self._cum[idx] - np.where(idx > 0, self._cum[idx - 1], 0)
+                q = rng.below(rounded)
+                r = rng.below(np.full(len(idx), 1 << self._shift, dtype=np.int64))
+                exact = [x * y for x, y in zip(self._A[self._ra[p], c].tolist(), self._R[self._rb[p], c].tolist())]
+                mask = (1 << self._shift) - 1
+                keep = np.array(
+                    [qq < w >> self._shift or (qq == w >> self._shift and rr < w & mask) for qq, rr, w in zip(q.tolist(), r.tolist(), exact)],
+                    dtype=bool,
+                )
+                p, c = p[keep], c[keep]
+            pair, cell = np.concatenate([pair, p]), np.concatenate([cell, c])
+        return pair, cell
+
     def draw(self, n: int, rng: Rng) -> np.ndarray:
         """`(n, 52)` seat-of-card int8 rows, uniform over the positive term, independent."""
-        if self._choice is None:
+        if not self.count:
             raise ValueError("no deal passes the positive term")
-        product = self._choice.draw(n, rng)
-        pair = np.empty(n, dtype=np.int64)
-        for k in range(len(self._products)):
-            at = np.flatnonzero(product == k)
-            if len(at):
-                pair[at] = self._products[k][2].draw(len(at), rng)
-        cell_a = np.empty(n, dtype=np.int64)
-        key = product * len(self._ra) + pair
-        order = np.argsort(key, kind="stable")
-        bounds = np.flatnonzero(np.diff(key[order])) + 1
-        for at in np.split(order, bounds):
-            i, j, _ = self._products[int(product[at[0]])]
-            p = int(pair[at[0]])
-            cum = np.cumsum(self._limbs_a[i][self._ra[p]].astype(np.int64) * self._limbs_r[j][self._rb[p]])
-            cell_a[at] = np.searchsorted(cum, rng.below(np.full(len(at), cum[-1], dtype=np.int64)), side="right")
-        cell_b = np.empty(n, dtype=np.int64)
-        for s in range(0, n, _ROWS):
-            rows = slice(s, s + _ROWS)
-            weights = self._B[self._rb[pair[rows]]] * self._meets[cell_a[rows]]
-            cell_b[rows] = rng.choose_rows(weights)
+        pair, cell_a = self._pairs_and_cells(n, rng)
+        rb = self._rb[pair]
+        at = _choose_in_segments(
+            self._meet_start[cell_a], self._meet_start[cell_a + 1], lambda pos, d: self._B[rb[d], self._meet[pos]], rng,
+            rb * self._live + cell_a,
+        )
+        cell_b = self._meet[at].astype(np.int64)
         owner = np.empty((n, 4, CARDS_PER_SUIT), dtype=np.int8)
         for half, rows, cells in zip(self._halves, (self._ra, self._rb), (cell_a, cell_b)):
             half.draw(rows[pair], cells, rng, owner)
         return owner.reshape(n, 4 * CARDS_PER_SUIT)
 
 
+def _choose_in_segments(lo: np.ndarray, hi: np.ndarray, weights, rng: Rng, key: np.ndarray) -> np.ndarray:
+    """For each draw d, a position in lo[d]..hi[d]-1 drawn with probability weights(pos, d)
+    / their sum over the segment (int64 weights, each segment's sum below 2**45 and > 0).
+    Draws of equal `key` have the same segment and weights: each distinct one is laid out
+    once, a block of them at a time end to end, with one cumulative sum (within int64:
+    at most 2**17 segments a block) searched for every draw of the block's keys."""
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    lengths = hi[first] - lo[first]
+    out = np.empty(len(key), dtype=np.int64)
+    blocks = []
+    s = 0
+    while s < len(first):
+        e = s + max(1, int(np.searchsorted(np.cumsum(lengths[s : s + 2**17]), _SEGMENT_ENTRIES, side="right")))
+        block = lengths[s:e]
+        ends = np.cumsum(block)
+        starts = ends - block
+        pos = np.arange(int(ends[-1])) - np.repeat(starts, block) + np.repeat(lo[first[s:e]], block)
+        cum = np.cumsum(weights(pos, np.repeat(first[s:e], block)))
+        head = np.where(starts > 0, cum[starts - 1], 0)
+        blocks.append((s, e, pos, cum, head, cum[ends - 1] - head))
+        s = e
+    totals = np.concatenate([b[5] for b in blocks]) if blocks else np.empty(0, dtype=np.int64)
+    u = rng.below(totals[inverse])
+    for s, e, pos, cum, head, _ in blocks:
+        draws = np.flatnonzero((inverse >= s) & (inverse < e))
+        out[draws] = pos[np.searchsorted(cum, head[inverse[draws] - s] + u[draws], side="right")]
+    return out
+
+
 class _HalfDraw:
     """One half's steps 3 (see the module docstring): honour entries, columns, owners, spots."""
 
-    def __init__(self, counter: ColumnCount, half: Half, groups: np.ndarray):
+    def __init__(self, counter: ColumnCount, half: Half, groups: np.ndarray, prepared: PreparedHalf):
         t = counter.tables
         self.half, self.groups = half, groups
         self._ends = np.append(half.starts[1:], len(half.c1))
@@ -186,28 +220,31 @@ class _HalfDraw:
         self._n = count1[self._e1] * 35 + count2[self._e2]
         self._ways = ways1[self._e1] * ways2[self._e2]
         self._cell_start = np.searchsorted(cell[order], np.arange(len(t.live_cells) + 1))
+        # K of each group (rows: `groups`) on its distinct columns (a zero one last for the
+        # columns K never uses), exact in int64 (below 2**36); an entry's column of K
+        distinct = np.rint(prepared.columns).astype(np.int64)
+        self._k = np.concatenate([distinct, np.zeros((len(distinct), 1), dtype=np.int64)], axis=1)
+        assert prepared.merge is not None
+        self._n_column = prepared.merge[self._n]
 
     def draw(self, rows: np.ndarray, cells: np.ndarray, rng: Rng, owner: np.ndarray) -> None:
         """Fill the half's two suits of `owner` for draws in groups `self.groups[rows]` and
         live cells `cells`."""
         half = self.half
         spots = spot_ways()
-        n = len(rows)
-        e1, e2, c1, c2 = (np.empty(n, dtype=np.int64) for _ in range(4))
-        order = np.argsort(rows, kind="stable")
-        bounds = np.flatnonzero(np.diff(rows[order])) + 1
-        for at in np.split(order, bounds) if n else []:
-            g = int(self.groups[rows[at[0]]])
-            k = np.rint(half.k_matrices(np.array([g]))[0]).astype(np.int64)
-            cum = np.concatenate([[0], np.cumsum(self._ways * k[self._n])])
-            lo, hi = self._cell_start[cells[at]], self._cell_start[cells[at] + 1]
-            chosen = np.searchsorted(cum, cum[lo] + rng.below(cum[hi] - cum[lo]), side="right") - 1
-            e1[at], e2[at] = self._e1[chosen], self._e2[chosen]
-            n1, n2 = self._n[chosen] // 35, self._n[chosen] % 35
-            pairs = np.arange(half.starts[g], self._ends[g])
-            weights = spots[half.c1[pairs]][:, n1].T * spots[half.c2[pairs]][:, n2].T
-            q = pairs[rng.choose_rows(weights)]
-            c1[at], c2[at] = half.c1[q], half.c2[q]
+        k = self._k
+        chosen = _choose_in_segments(
+            self._cell_start[cells], self._cell_start[cells + 1], lambda pos, d: self._ways[pos] * k[rows[d], self._n_column[pos]], rng,
+            rows * len(self._cell_start) + cells,
+        )
+        e1, e2 = self._e1[chosen], self._e2[chosen]
+        n1, n2 = self._n[chosen] // 35, self._n[chosen] % 35
+        g = self.groups[rows]
+        q = _choose_in_segments(
+            half.starts[g], self._ends[g], lambda pos, d: spots[half.c1[pos], n1[d]] * spots[half.c2[pos], n2[d]], rng,
+            rows * 35**2 + self._n[chosen],
+        )
+        c1, c2 = half.c1[q], half.c2[q]
         lv = length_vectors()
         for (code, count, ways, owners, start), entry, column, suit in zip(self._suits, (e1, e2), (c1, c2), (half.k1, half.k2)):
             who = owners[start[entry] + rng.below(ways[entry])]

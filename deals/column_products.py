@@ -500,7 +500,7 @@ class ColumnCount:
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
         g = (merged[order], cell[order], ways[order], starts)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index)
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index, merge)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
@@ -559,6 +559,9 @@ class PreparedHalf:
     rows: np.ndarray  # (pairs,) int64
     #: cell -> its index among the live cells (those a half can hold), -1 for the others
     live_index: np.ndarray | None = None
+    #: column of K (honour-count vectors n1 * 35 + n2, variants' blocks) -> its distinct
+    #: column, `distinct` for the columns that are zero in every group (`deals.column_draw`)
+    merge: np.ndarray | None = None
 
     @property
     def live(self) -> int:
