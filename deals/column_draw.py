@@ -15,7 +15,9 @@ through that sum, so that each of its deals comes out with the same probability:
    exact integer comparison; a rejected one is drawn again (about cells in 2**61);
 2. the second half's cell b among those that meet a (every axis and the band pass: the
    box sums' own 0/1 relation, read from `LengthMatrixCount.box_sums` of single cells),
-   with weight B_p[b];
+   with weight B_p[b]: those cells are a few runs in C order (a box: one per level of the
+   axes but the last), so a run is drawn by its sum (a difference of B's running sums),
+   then a cell in it by one search;
 3. in each half, given its group s and cell: a pair of entries of the two suits' honour
    tables (HCP code, honour-count vector n, owners) whose cells add up to it, with weight
    owners1 * owners2 * K_s[n1, n2] (K_s: the spot ways of the group's column pairs, as
@@ -55,7 +57,7 @@ from .tables import length_vectors
 #: The most the drawing tables may weigh (A, B, R(B) per group, the cells' meeting relation).
 MAX_DRAW_BYTES = 120 * 2**20
 _TOTAL_BITS = 61  # step 1's rounded weights add up to less than 2**62
-_SEGMENT_ENTRIES = 2**22  # candidate positions per block of `_choose_in_segments`
+_SEGMENT_ENTRIES = 2**19  # candidate positions per block of `_choose_in_segments`
 _HONOURS = 4
 
 
@@ -72,13 +74,18 @@ class ColumnDraw:
         # the meeting relation; passing: B and its box sums on every cell, 256 groups at a time
         groups = len(a.columns) + len(b.columns)
         distinct = a.columns.shape[1] + b.columns.shape[1]
-        weight = 8 * (groups * 2 * len(live) + len(a.columns) * distinct + len(a.rows) * len(live) + 3 * 256 * t.cells) + 5 * len(live) ** 2
+        weight = 8 * (groups * len(live) + len(b.columns) * t.cells + len(a.columns) * distinct + len(a.rows) * len(live) + 3 * 256 * t.cells) + 3 * len(live) * t.cells
         if weight > MAX_DRAW_BYTES:
             raise TablesTooLarge(weight)
         self._halves = (_HalfDraw(counter, h1, np.unique(g1), a), _HalfDraw(counter, h2, np.unique(g2), b))
         self._ra, self._rb = a.rows, b.rows  # per meeting pair, its row of A and of B
         self._A = a.live_tables(np.arange(len(a.columns)))
-        self._B = b.live_tables(np.arange(len(b.columns)))
+        # B dense in C order, its running sums laid end to end over the groups (a leading 0):
+        # a run of cells of one group sums to a difference, and is drawn in by one search
+        dense = [b.tables(np.arange(s, min(s + 256, len(b.columns)))) for s in range(0, len(b.columns), 256)]
+        self._b_cum = np.concatenate([[0]] + [np.cumsum(np.concatenate([d.ravel() for d in dense]))] if dense else [[0]])
+        del dense
+        self._cells = t.cells
         self._R = np.concatenate(
             [t.box_sums(b.tables(np.arange(s, min(s + 256, len(b.columns)))))[:, live] for s in range(0, len(b.columns), 256)]
         ) if len(b.columns) else np.zeros((0, len(live)), dtype=np.int64)
@@ -95,24 +102,30 @@ class ColumnDraw:
             product = self._A[self._ra].astype(np.float64) * self._R[self._rb]
             rounded = (np.floor(np.ldexp(product, -self._shift) * (1 + 2.0**-40)) + (product > 0)).astype(np.int64).ravel()
         self._cum = np.cumsum(rounded)
-        # cells of the first half meeting cells of the second, both live: a sparse row each
+        # per live cell of the first half, the runs of cells (C order) of the second that it
+        # meets: a box is a few runs (one per level of all axes but the last, merged when
+        # they touch), so step 2 draws a run by its sum, then a cell in it
         meets = self._meeting_cells()
-        self._meet_start = np.concatenate([[0], np.cumsum(meets.sum(axis=1))])
-        self._meet = np.nonzero(meets)[1].astype(np.int32)
+        edges = np.diff(np.pad(meets, ((0, 0), (1, 1))).astype(np.int8), axis=1)
+        row, start = np.nonzero(edges == 1)
+        self._run_start, self._run_end = start, np.nonzero(edges == -1)[1]
+        self._run_offset = np.searchsorted(row, np.arange(len(live) + 1))
+        self._live_of = np.full(t.cells, -1, dtype=np.int64)
+        self._live_of[live] = np.arange(len(live))
 
     def _meeting_cells(self) -> np.ndarray:
-        """`(live, live)` bool: may a cell of the first half meet a cell of the second? The
+        """`(live, cells)` bool: may a live cell of the first half meet a cell of the second? The
         relation is the box sums' own (a single cell's box sums), so axes, caps and band are
         read, not restated."""
         t = self.tables
         live = t.live_cells
-        out = np.empty((len(live), len(live)), dtype=bool)
+        out = np.empty((len(live), t.cells), dtype=bool)
         step = max(1, 2**18 // t.cells)
         for s in range(0, len(live), step):
             cells = live[s : s + step]
             one = np.zeros((len(cells), t.cells), dtype=np.int64)
             one[np.arange(len(cells)), cells] = 1
-            out[s : s + step] = t.box_sums(one)[:, live] > 0
+            out[s : s + step] = t.box_sums(one) > 0
         return out  # symmetric: out[u, v] is "u meets v" from either side
 
     def _pairs_and_cells(self, n: int, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
@@ -141,23 +154,29 @@ class ColumnDraw:
             raise ValueError("no deal passes the positive term")
         pair, cell_a = self._pairs_and_cells(n, rng)
         rb = self._rb[pair]
-        at = _choose_in_segments(
-            self._meet_start[cell_a], self._meet_start[cell_a + 1], lambda pos, d: self._B[rb[d], self._meet[pos]], rng,
+        base = rb * self._cells
+        b_cum, run_start, run_end = self._b_cum, self._run_start, self._run_end
+        run = _choose_in_segments(
+            self._run_offset[cell_a], self._run_offset[cell_a + 1],
+            lambda pos, d: b_cum[base[d] + run_end[pos]] - b_cum[base[d] + run_start[pos]], rng,
             rb * self._live + cell_a,
         )
-        cell_b = self._meet[at].astype(np.int64)
+        head = b_cum[base + run_start[run]]
+        inside = rng.below(b_cum[base + run_end[run]] - head)
+        cell_b = self._live_of[np.searchsorted(b_cum, head + inside, side="right") - 1 - base]
         owner = np.empty((n, 4, CARDS_PER_SUIT), dtype=np.int8)
         for half, rows, cells in zip(self._halves, (self._ra, self._rb), (cell_a, cell_b)):
             half.draw(rows[pair], cells, rng, owner)
         return owner.reshape(n, 4 * CARDS_PER_SUIT)
 
 
-def _choose_in_segments(lo: np.ndarray, hi: np.ndarray, weights, rng: Rng, key: np.ndarray) -> np.ndarray:
-    """For each draw d, a position in lo[d]..hi[d]-1 drawn with probability weights(pos, d)
-    / their sum over the segment (int64 weights, each segment's sum below 2**45 and > 0).
-    Draws of equal `key` have the same segment and weights: each distinct one is laid out
-    once, a block of them at a time end to end, with one cumulative sum (within int64:
-    at most 2**17 segments a block) searched for every draw of the block's keys."""
+def _choose_in_segments(lo: np.ndarray, hi: np.ndarray, factors, rng: Rng, key: np.ndarray) -> np.ndarray:
+    """For each draw d, a position in lo[d]..hi[d]-1 drawn with probability its weight / their
+    sum over the segment, the weight of pos being the product over `factors` (table, column,
+    base) of table[column[pos] + base[d]] (flat int64 tables), or `factors(pos, d)`; each
+    segment's sum below 2**45 and > 0. Draws of equal `key` have the same segment and weights: each distinct one is
+    laid out once, a block of them at a time end to end, with one cumulative sum (within
+    int64: at most 2**17 segments a block) searched for every draw of the block's keys."""
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     lengths = hi[first] - lo[first]
@@ -169,15 +188,22 @@ def _choose_in_segments(lo: np.ndarray, hi: np.ndarray, weights, rng: Rng, key: 
         block = lengths[s:e]
         ends = np.cumsum(block)
         starts = ends - block
-        pos = np.arange(int(ends[-1])) - np.repeat(starts, block) + np.repeat(lo[first[s:e]], block)
-        cum = np.cumsum(weights(pos, np.repeat(first[s:e], block)))
+        pos = np.arange(int(ends[-1])) + np.repeat(lo[first[s:e]] - starts, block)
+        if callable(factors):
+            weight = factors(pos, np.repeat(first[s:e], block))
+        else:
+            weight = None
+            for table, column, base in factors:
+                w = table[column[pos] + np.repeat(base[first[s:e]], block)]
+                weight = w if weight is None else weight * w
+        cum = np.cumsum(weight)
         head = np.where(starts > 0, cum[starts - 1], 0)
         blocks.append((s, e, pos, cum, head, cum[ends - 1] - head))
         s = e
     totals = np.concatenate([b[5] for b in blocks]) if blocks else np.empty(0, dtype=np.int64)
     u = rng.below(totals[inverse])
     for s, e, pos, cum, head, _ in blocks:
-        draws = np.flatnonzero((inverse >= s) & (inverse < e))
+        draws = np.flatnonzero((inverse >= s) & (inverse < e)) if len(blocks) > 1 else np.arange(len(key))
         out[draws] = pos[np.searchsorted(cum, head[inverse[draws] - s] + u[draws], side="right")]
     return out
 
@@ -226,22 +252,26 @@ class _HalfDraw:
         self._k = np.concatenate([distinct, np.zeros((len(distinct), 1), dtype=np.int64)], axis=1)
         assert prepared.merge is not None
         self._n_column = prepared.merge[self._n]
+        self._index = np.arange(len(self._n))
+        # a column pair's rows of the flat spot ways (35 honour-count vectors a column)
+        self._c1_rows, self._c2_rows = half.c1.astype(np.int64) * 35, half.c2.astype(np.int64) * 35
 
     def draw(self, rows: np.ndarray, cells: np.ndarray, rng: Rng, owner: np.ndarray) -> None:
         """Fill the half's two suits of `owner` for draws in groups `self.groups[rows]` and
         live cells `cells`."""
         half = self.half
-        spots = spot_ways()
+        spots = spot_ways().ravel()
         k = self._k
         chosen = _choose_in_segments(
-            self._cell_start[cells], self._cell_start[cells + 1], lambda pos, d: self._ways[pos] * k[rows[d], self._n_column[pos]], rng,
+            self._cell_start[cells], self._cell_start[cells + 1],
+            [(self._ways, self._index, np.zeros_like(rows)), (k.ravel(), self._n_column, rows * k.shape[1])], rng,
             rows * len(self._cell_start) + cells,
         )
         e1, e2 = self._e1[chosen], self._e2[chosen]
         n1, n2 = self._n[chosen] // 35, self._n[chosen] % 35
         g = self.groups[rows]
         q = _choose_in_segments(
-            half.starts[g], self._ends[g], lambda pos, d: spots[half.c1[pos], n1[d]] * spots[half.c2[pos], n2[d]], rng,
+            half.starts[g], self._ends[g], [(spots, self._c1_rows, n1), (spots, self._c2_rows, n2)], rng,
             rows * 35**2 + self._n[chosen],
         )
         c1, c2 = half.c1[q], half.c2[q]
