@@ -97,7 +97,7 @@ from dsl.model import Scenario
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
-from .honour_placements import hcp_only, placement_count
+from .honour_placements import hcp_only, placement_count, scenario_count
 from .part_sampler import draw_part
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
@@ -349,7 +349,14 @@ class ScenarioSampler:
             if placements < best:
                 self.exact_draw, best = placement_draw(bounds), placements
                 self._draws_scenario = self._hcp_only
-        if columns_pay:
+        # when the positive term is HCP totals only (benchmark E), its count first (in
+        # milliseconds), and its tables only if they would be kept; else the tables count it
+        positive = positive_term(self.compiled) if columns_pay else None
+        if positive is not None and hcp_only(positive):
+            count = scenario_count(positive)
+            if count is not None and count * COLUMN_PROPOSAL_COST >= best:
+                positive = None
+        if positive is not None:
             columns = column_draw(self.compiled)
             if columns is not None and columns.count * COLUMN_PROPOSAL_COST < best:
                 self.exact_draw = columns
@@ -460,6 +467,23 @@ def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
     from .column_draw import column_draw as build
 
     return build(compiled)
+
+
+def positive_term(compiled: CompiledScenario) -> CompiledScenario:
+    """The scenario without its disjunctions over several suits (wildcards over several
+    suits or with an HCP part, fits in one of several suits): what `deals.column_draw`
+    draws from, up to a wildcard whose other candidates no column can pass (then a
+    superset of it: an estimate, only to decide whether to build those tables)."""
+    from dataclasses import replace
+
+    def kept(rule):
+        w = rule.wildcard
+        return rule if w is None or (len(w.candidates) == 1 and not rule.hcp_wildcard) else replace(rule, wildcard=None)
+
+    parts = tuple(
+        replace(p, rules=tuple(kept(r) for r in p.rules), fits=tuple(f for f in p.fits if len(f.suits) == 1)) for p in compiled.parts
+    )
+    return replace(compiled, seat_rules=tuple(kept(r) for r in compiled.seat_rules), parts=parts)
 
 
 def rules_rng(compiled: CompiledScenario) -> Rng:
