@@ -66,7 +66,8 @@ disjunctions over several suits, so that only those reject; none when there are 
 tables cost 0.2-0.5 s and a proposal about `COLUMN_PROPOSAL_COST` of the core's, so a call
 expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever the core's
 rate: benchmark C's 100,000 deals take it), and keeps it when its count times that cost is
-below the best. Estimated scenarios keep their core (the estimate is a rate of that core's
+below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
+honour placements, so that its tables are not built in vain). Estimated scenarios keep their core (the estimate is a rate of that core's
 proposals).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
