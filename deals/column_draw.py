@@ -29,8 +29,12 @@ through that sum, so that each of its deals comes out with the same probability:
 Each step's weights sum to the previous step's weight, so a deal's probability is
 1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
 honour entries, a group's column pairs) laid end to end under one cumulative sum, each
-distinct segment once (`_choose_in_segments`): about 15-20 us a deal on benchmark C. Column merges, dropped K columns and live-cell compaction of the
-counting code are only read through `PreparedHalf.tables` / `live_tables`, which undo them.
+distinct segment once (`_choose_in_segments`): about 15-20 us a deal on benchmark C. The
+counting code's merged and dropped columns of K and its live-cell compaction are read
+through what undoes them: `PreparedHalf.tables` / `live_tables` for A and B, its distinct
+columns and `PreparedHalf.merge` for K, `LengthMatrixCount.capmap` and `live_cells` for the
+honours' cells. Exact: every weight is an int64 below 2**46 and every segment's sum is an
+entry of A, B, R(B) or K (below 2**45), so a block of 2**17 segments stays below 2**62.
 Disjunctions over several suits (wildcards, fits in one of several suits, and wildcards with
 an HCP part) are not in the positive term: the sampler checks the whole scenario after the
 draw and rejects the rest, at the rate count / positive term (`deals.sampler`).
@@ -38,7 +42,9 @@ draw and rejects the rest, at the rate count / positive term (`deals.sampler`).
 Not drawn here (None from `column_draw`, the other paths stay): what `column_products`
 does not count (`counts`) or counts past its budget, and terms whose tables would pass
 `MAX_DRAW_BYTES` (A, B and R(B) per group, K per group, the cells' meeting relation: four
-seats with HCP rules and 1,834 groups a half weigh about 100 MB).
+seats with HCP rules and 1,834 groups a half weigh about 100 MB). The positive term is
+prepared whatever `column_products.MAX_WORK` says (the sampler asks only for scenarios it
+counted exactly, nearly all of them within that budget).
 """
 
 from __future__ import annotations
@@ -74,21 +80,21 @@ class ColumnDraw:
         # the meeting relation; passing: B and its box sums on every cell, 256 groups at a time
         groups = len(a.columns) + len(b.columns)
         distinct = a.columns.shape[1] + b.columns.shape[1]
-        weight = 8 * (groups * len(live) + len(b.columns) * t.cells + len(a.columns) * distinct + len(a.rows) * len(live) + 3 * 256 * t.cells) + 3 * len(live) * t.cells
+        weight = 8 * (groups * len(live) + len(b.columns) * t.cells + len(a.columns) * distinct)
+        weight += 8 * (len(a.rows) * len(live) + 3 * 256 * t.cells) + 3 * len(live) * t.cells
         if weight > MAX_DRAW_BYTES:
             raise TablesTooLarge(weight)
         self._halves = (_HalfDraw(counter, h1, np.unique(g1), a), _HalfDraw(counter, h2, np.unique(g2), b))
         self._ra, self._rb = a.rows, b.rows  # per meeting pair, its row of A and of B
         self._A = a.live_tables(np.arange(len(a.columns)))
+        blocks = [np.arange(s, min(s + 256, len(b.columns))) for s in range(0, len(b.columns), 256)]
         # B dense in C order, its running sums laid end to end over the groups (a leading 0):
         # a run of cells of one group sums to a difference, and is drawn in by one search
-        dense = [b.tables(np.arange(s, min(s + 256, len(b.columns)))) for s in range(0, len(b.columns), 256)]
-        self._b_cum = np.concatenate([[0]] + [np.cumsum(np.concatenate([d.ravel() for d in dense]))] if dense else [[0]])
+        dense = np.concatenate([np.zeros(1, dtype=np.int64)] + [b.tables(rows).ravel() for rows in blocks])
+        self._b_cum = np.cumsum(dense)
         del dense
         self._cells = t.cells
-        self._R = np.concatenate(
-            [t.box_sums(b.tables(np.arange(s, min(s + 256, len(b.columns)))))[:, live] for s in range(0, len(b.columns), 256)]
-        ) if len(b.columns) else np.zeros((0, len(live)), dtype=np.int64)
+        self._R = np.concatenate([np.zeros((0, len(live)), dtype=np.int64)] + [t.box_sums(b.tables(rows))[:, live] for rows in blocks])
         self._live = len(live)
         #: The positive term's count: the deals this draws from.
         self.count = exact_dot(self._A[self._ra], self._R[self._rb]) if len(self._ra) else 0
@@ -100,7 +106,9 @@ class ColumnDraw:
             rounded = (self._A[self._ra] * self._R[self._rb]).ravel()
         else:
             product = self._A[self._ra].astype(np.float64) * self._R[self._rb]
-            rounded = (np.floor(np.ldexp(product, -self._shift) * (1 + 2.0**-40)) + (product > 0)).astype(np.int64).ravel()
+            # float64 products err by less than 2**-52: the margin keeps every one rounded up
+            rounded = np.floor(np.ldexp(product, -self._shift) * (1 + 2.0**-40)) + (product > 0)
+            rounded = rounded.astype(np.int64).ravel()
         self._cum = np.cumsum(rounded)
         # per live cell of the first half, the runs of cells (C order) of the second that it
         # meets: a box is a few runs (one per level of all axes but the last, merged when
@@ -140,8 +148,9 @@ class ColumnDraw:
                 r = rng.below(np.full(len(idx), 1 << self._shift, dtype=np.int64))
                 exact = [x * y for x, y in zip(self._A[self._ra[p], c].tolist(), self._R[self._rb[p], c].tolist())]
                 mask = (1 << self._shift) - 1
+                shift = self._shift
                 keep = np.array(
-                    [qq < w >> self._shift or (qq == w >> self._shift and rr < w & mask) for qq, rr, w in zip(q.tolist(), r.tolist(), exact)],
+                    [qq < w >> shift or (qq == w >> shift and rr < w & mask) for qq, rr, w in zip(q.tolist(), r.tolist(), exact)],
                     dtype=bool,
                 )
                 p, c = p[keep], c[keep]

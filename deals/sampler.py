@@ -67,8 +67,9 @@ tables cost 0.2-0.5 s and a proposal about `COLUMN_PROPOSAL_COST` of the core's,
 expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever the core's
 rate: benchmark C's 100,000 deals take it), and keeps it when its count times that cost is
 below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
-honour placements, so that its tables are not built in vain). Estimated scenarios keep their core (the estimate is a rate of that core's
-proposals).
+honour placements, so that its tables are not built in vain; one such table is kept, up to
+`column_draw.MAX_DRAW_BYTES`). Estimated scenarios keep their core (the estimate is a rate
+of that core's proposals).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -461,7 +462,7 @@ def length_draw(compiled: CompiledScenario) -> LengthDraw:
     return LengthDraw(compiled)
 
 
-@functools.lru_cache(maxsize=DRAWS_CACHE_SIZE)
+@functools.lru_cache(maxsize=1)  # up to `column_draw.MAX_DRAW_BYTES` each: one is kept
 def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
     """The drawing tables of a scenario's positive column-products term (up to
     `column_draw.MAX_DRAW_BYTES`), or None when that module does not draw it."""
