@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_deals_uniformity import critical_value, rejection_sample
+from test_deals_uniformity import critical_value, homogeneity, rejection_sample
 from test_exact_draws import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 import dsl
@@ -144,6 +144,32 @@ def test_uniform_against_shuffle_and_reject():
 
     failures = inhomogeneous(mine, rejection_sample(accept, n, seed=17))
     assert not failures, failures
+
+
+def honour_owners(owner: np.ndarray, suit: int) -> np.ndarray:
+    """Who holds A, K, Q and J of `suit`: one of 256 codes per deal."""
+    return (owner[:, 13 * suit : 13 * suit + 4].astype(np.int64) * np.array([1, 4, 16, 64])).sum(axis=1)
+
+
+def test_honour_owners_against_shuffle_and_reject_and_a_biased_draw_fails():
+    """Who holds a suit's honours, 20,000 deals against shuffle-and-reject: the statistic
+    that sees a draw dropping the honour entries' owner counts (which joint HCP and lengths
+    do not: the cells are still drawn right)."""
+    text = "opener hcp:11+ S:4+; opp1 hcp:8+ D:2-5; responder hcp:0-12"
+    n = 20_000
+
+    def accept(ln, hc):
+        hcp = hc.sum(axis=2)
+        return (hcp[:, 0] >= 11) & (ln[:, 0, 0] >= 4) & (hcp[:, 1] >= 8) & (ln[:, 1, 2] >= 2) & (ln[:, 1, 2] <= 5) & (hcp[:, 2] <= 12)
+
+    theirs = honour_owners(rejection_sample(accept, n, seed=17), 0)
+    stat, df = homogeneity(honour_owners(ColumnDraw(compiled_of(text)).draw(n, make_rng(5)), 0), theirs)
+    assert stat <= critical_value(df)
+    biased = ColumnDraw(compiled_of(text))
+    for half in biased._halves:
+        half._ways = np.ones_like(half._ways)  # each entry as if one owner tuple had it
+    stat, df = homogeneity(honour_owners(biased.draw(n, make_rng(5)), 0), theirs)
+    assert stat > critical_value(df)
 
 
 def test_same_seed_same_deals():
