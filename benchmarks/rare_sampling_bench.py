@@ -1,6 +1,6 @@
 """Deals per second for scenarios with both partnerships constrained, from probability
 about 1e-2 down to about 1e-10: the sampler as it is (drawing from the exact counts where
-it can, `deals.placement_draw`) against the rejection path it had before (the core drawn
+it can: `deals.placement_draw`, `deals.length_draw`, `deals.column_draw`) against the rejection path it had before (the core drawn
 exactly, the rest dealt and checked), side by side in one run. Each path deals until it
 has `--deals` deals or `--max-seconds` have passed (deals/s is then of what it dealt); the
 rejection path is run only when its expected proposals stay under `--max-proposals` (else
@@ -25,6 +25,7 @@ os.environ["BSM_DEALS_CACHE"] = "0"  # no disk cache: the counting is measured a
 
 import dsl  # noqa: E402
 import deals.sampler as sampler_module  # noqa: E402
+from deals.column_draw import ColumnDraw  # noqa: E402
 from deals.length_draw import LengthDraw  # noqa: E402
 from deals.rng import make_rng  # noqa: E402
 from deals.sampler import ScenarioSampler  # noqa: E402
@@ -38,7 +39,10 @@ SCENARIOS = [
     "opener hcp:30+; opp1 hcp:10+",
     "opener hcp:33+; opp1 hcp:7+",
     "opener S:8+ hcp:10+; opp1 H:8+ hcp:8+",  # rare by its lengths
-    "opener S:7+ hcp:20+; opp1 H:7+ hcp:12+",  # rare by both at once: not covered yet
+    "opener S:7+ hcp:20+; opp1 H:7+ hcp:12+",  # rare by HCP and lengths at once (column draw)
+    "opener S:6+ hcp:18+; opp1 H:6+ hcp:14+; responder hcp:0-3",  # the same, three seats
+    "opener hcp:20+ shape:balanced; opp1 C:7+ hcp:10+",  # a shape and HCP
+    "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",  # deals-vs-dealer E: three disjunctions
 ]
 
 
@@ -49,6 +53,7 @@ def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tupl
     sampler_module._MODELS.clear()
     sampler_module.placement_draw.cache_clear()
     sampler_module.length_draw.cache_clear()
+    sampler_module.column_draw.cache_clear()
     if not exact:
         sampler_module.EXACT_DRAW_FROM = float("inf")  # never build the placement tables
     try:
@@ -68,6 +73,8 @@ def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tupl
         path = "core+rejection"
     elif isinstance(sampler.exact_draw, LengthDraw):
         path = "lengths+rejection"
+    elif isinstance(sampler.exact_draw, ColumnDraw):
+        path = "columns" if sampler._draws_scenario else "columns+rejection"
     else:
         path = "placements" if sampler._hcp_only else "placements+rejection"
     return got / took, counted, path

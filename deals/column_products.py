@@ -368,6 +368,17 @@ class ColumnCount:
         h1, h2 = (Half.of(*ks, *pairs[ks], None if comp is None else (comp[ks[0]], comp[ks[1]])) for ks in (first, second))
         return h1, h2, *self._meetings(h1, h2)
 
+    def positive_term(self):
+        """The positive term (no disjunction dropped in, no mask) planned and prepared on
+        its own, for `deals.column_draw`, as `total` counts it: (half 1, half 2, the meeting
+        pairs of groups g1 and g2, and the two `PreparedHalf`, whose row r stands for group
+        `np.unique(g)[r]`)."""
+        sign, allowed = self.terms[0]
+        assert sign == 1 and self._comps[0] is None
+        h1, h2, g1, g2 = self._plan(allowed)
+        self._pairs_kept.clear()
+        return h1, h2, g1, g2, self._prepare(h1, g1), self._prepare(h2, g2)
+
     def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
         """`Half.pairs`, shared by the terms whose two suits admit the same columns."""
         key = (k1, k2, allowed[k1].tobytes(), allowed[k2].tobytes())
@@ -489,7 +500,7 @@ class ColumnCount:
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
         g = (merged[order], cell[order], ways[order], starts)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index)
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index, merge)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
@@ -548,6 +559,9 @@ class PreparedHalf:
     rows: np.ndarray  # (pairs,) int64
     #: cell -> its index among the live cells (those a half can hold), -1 for the others
     live_index: np.ndarray | None = None
+    #: column of K (honour-count vectors n1 * 35 + n2, variants' blocks) -> its distinct
+    #: column, `distinct` for the columns that are zero in every group (`deals.column_draw`)
+    merge: np.ndarray | None = None
 
     @property
     def live(self) -> int:

@@ -59,9 +59,17 @@ rate), for a scenario of HCP totals only or one whose core accepts less than
 realistic rules, the cost of a few thousand proposals; placements up to 0.6 s for loose
 HCP bounds, which is why a core that rejects little is left alone; kept for
 `DRAWS_CACHE_SIZE` scenarios) and keeps the rarest. A smaller call (the mirror's ten deals
-of a common scenario) keeps the core, which is cheaper there. Estimated scenarios keep
-their core (the estimate is a rate of that core's proposals). Not covered: a scenario rare
-by its HCP and its lengths at once (each superset alone far larger than it).
+of a common scenario) keeps the core, which is cheaper there. A third superset covers a
+scenario rare by its HCP and its lengths at once (each of those two alone far larger): the
+column products' positive term with its HCP cells (`deals.column_draw`: every rule but the
+disjunctions over several suits, so that only those reject; none when there are none). Its
+tables cost 0.2-0.5 s and a proposal about `COLUMN_PROPOSAL_COST` of the core's, so a call
+expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever the core's
+rate: benchmark C's 100,000 deals take it), and keeps it when its count times that cost is
+below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
+honour placements, so that its tables are not built in vain; one such table is kept, up to
+`column_draw.MAX_DRAW_BYTES`). Estimated scenarios keep their core (the estimate is a rate
+of that core's proposals).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -91,7 +99,7 @@ from dsl.model import Scenario
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
-from .honour_placements import hcp_only, placement_count
+from .honour_placements import hcp_only, placement_count, scenario_count
 from .part_sampler import draw_part
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
@@ -109,12 +117,19 @@ SMALL_PARTNERSHIP = 40_000
 EXACT_DRAW_FROM = 4096
 #: ... and, unless the scenario is HCP totals only, a core accepting less than this.
 PLACEMENTS_BELOW_RATE = 0.05
+#: Expected proposals by rejection from which the column products' positive term is built
+#: too (`deals.column_draw`: 0.2-0.5 s, the cost of some 30,000-50,000 core proposals) ...
+COLUMN_DRAW_FROM = 40_000
+#: ... and kept when its count times this (its proposals cost about that many of the core's,
+#: measured on benchmark C) is below the best superset's.
+COLUMN_PROPOSAL_COST = 3
 #: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
 DRAWS_CACHE_SIZE = 2
 _HCP = np.array(RANK_HCP, dtype=np.int64)
 _HONOURS = int(np.flatnonzero(_HCP).max()) + 1  # the ranks that count HCP come first (A K Q J)
 
 if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs them
+    from .column_draw import ColumnDraw
     from .length_draw import LengthDraw
     from .placement_draw import PlacementDraw
 
@@ -231,7 +246,7 @@ class ScenarioSampler:
         self.probability: Probability | None = None
         #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
         #: `batches` has found it rarer than the core's; it then proposes every deal.
-        self.exact_draw: PlacementDraw | LengthDraw | None = None
+        self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | None = None
         self._supersets_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
         self._draws_scenario = False  # the exact draw is the scenario itself: nothing to check
@@ -330,20 +345,37 @@ class ScenarioSampler:
         rate = self._expected_rate()
         if self._supersets_tried or left / rate < EXACT_DRAW_FROM:
             return
-        if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE:
+        columns_pay = not self._hcp_only and left / rate >= COLUMN_DRAW_FROM
+        if not self._hcp_only and rate >= PLACEMENTS_BELOW_RATE and not columns_pay:
             return
         self._supersets_tried = True
         best = self._superset_probability * ALL_DEALS  # a count, to beat
-        lengths = None if self._hcp_only else length_draw(self.compiled)
-        if lengths is not None and lengths.count < best:
-            self.exact_draw, best = lengths, lengths.count
-        from .placement_draw import scenario_bounds
+        if self._hcp_only or rate < PLACEMENTS_BELOW_RATE:
+            lengths = None if self._hcp_only else length_draw(self.compiled)
+            if lengths is not None and lengths.count < best:
+                self.exact_draw, best = lengths, lengths.count
+            from .placement_draw import scenario_bounds
 
-        bounds = tuple(scenario_bounds(self.compiled))
-        # The placements' count first: their tables (up to 25 MB for loose bounds) only if kept.
-        if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds) and placement_count(list(bounds)) < best:
-            self.exact_draw = placement_draw(bounds)
-            self._draws_scenario = self._hcp_only
+            bounds = tuple(scenario_bounds(self.compiled))
+            # The placements' count first: their tables (up to 25 MB for loose bounds) only if kept.
+            placements = placement_count(list(bounds)) if any(b != (FREE.hcp_lo, FREE.hcp_hi) for b in bounds) else best
+            if placements < best:
+                self.exact_draw, best = placement_draw(bounds), placements
+                self._draws_scenario = self._hcp_only
+        # when the positive term is HCP totals only (benchmark E), its count first (in
+        # milliseconds), and its tables only if they would be kept; else the tables count it
+        positive = positive_term(self.compiled) if columns_pay else None
+        if positive is not None and hcp_only(positive):
+            count = scenario_count(positive)
+            if count is not None and count * COLUMN_PROPOSAL_COST >= best:
+                positive = None
+        if positive is not None:
+            columns = column_draw(self.compiled)
+            if columns is not None and columns.count * COLUMN_PROPOSAL_COST < best:
+                self.exact_draw = columns
+                # no disjunction dropped: the positive term is the scenario, nothing to check
+                assert self.probability is not None and self.probability.fraction is not None
+                self._draws_scenario = columns.count == self.probability.fraction * ALL_DEALS
         if self.exact_draw is not None:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
@@ -439,6 +471,32 @@ def length_draw(compiled: CompiledScenario) -> LengthDraw:
     from .length_draw import LengthDraw
 
     return LengthDraw(compiled)
+
+
+@functools.lru_cache(maxsize=1)  # up to `column_draw.MAX_DRAW_BYTES` each: one is kept
+def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
+    """The drawing tables of a scenario's positive column-products term (up to
+    `column_draw.MAX_DRAW_BYTES`), or None when that module does not draw it."""
+    from .column_draw import column_draw as build
+
+    return build(compiled)
+
+
+def positive_term(compiled: CompiledScenario) -> CompiledScenario:
+    """The scenario without its disjunctions over several suits (wildcards over several
+    suits or with an HCP part, fits in one of several suits): what `deals.column_draw`
+    draws from, up to a wildcard whose other candidates no column can pass (then a
+    superset of it: an estimate, only to decide whether to build those tables)."""
+    from dataclasses import replace
+
+    def kept(rule):
+        w = rule.wildcard
+        return rule if w is None or (len(w.candidates) == 1 and not rule.hcp_wildcard) else replace(rule, wildcard=None)
+
+    parts = tuple(
+        replace(p, rules=tuple(kept(r) for r in p.rules), fits=tuple(f for f in p.fits if len(f.suits) == 1)) for p in compiled.parts
+    )
+    return replace(compiled, seat_rules=tuple(kept(r) for r in compiled.seat_rules), parts=parts)
 
 
 def rules_rng(compiled: CompiledScenario) -> Rng:
