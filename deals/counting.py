@@ -38,6 +38,7 @@ left out) and rejects the deals whose wildcard HCP fails, restarting the whole d
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -54,19 +55,17 @@ _CHUNK = 16384
 _BLOCK = 256  # rows of a block product: bounds its temporaries (a few MB)
 
 
-# Index maps of the 2-D convolution as a linear map: conv(X, Y)_flat = T_X @ Y_flat, where
-# T_X[(i + k) * 21 + (j + l), k * 11 + l] = X[i, j] (X, Y are 11x11 HCP tables of one suit).
+# Index maps of the 2-D convolution as a linear map (X, Y are 11x11 HCP tables of one suit).
 _I, _J, _K, _L = np.meshgrid(np.arange(11), np.arange(11), np.arange(11), np.arange(11), indexing="ij")
 _T_ROW = ((_I + _K) * 21 + (_J + _L)).ravel()
 _T_COL = (_K * 11 + _L).ravel()
 _T_SRC = (_I * 11 + _J).ravel()
 
 
-def conv_operators(x: np.ndarray) -> np.ndarray:
-    """`(m, 11, 11)` tables -> `(m, 441, 121)` float64 operators T_X (entries < 2**17, exact)."""
-    t = np.zeros((x.shape[0], 441, 121), dtype=np.float64)
-    t[:, _T_ROW, _T_COL] = x.reshape(x.shape[0], 121)[:, _T_SRC]
-    return t
+#: The operator of a table X, transposed: T[k * 11 + l, (i + k) * 21 + (j + l)] = X[i, j], so
+#: that conv(X, Y) flattened is Y flattened times T. Its zeros are the same for every table,
+#: so one buffer is filled again for each (`_convolve`).
+_T_FLAT = _T_COL * 441 + _T_ROW
 
 
 def rectangle_operators(lo_a: int, hi_a: int, lo_b: int, hi_b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -92,20 +91,113 @@ def rectangle_sums(p: np.ndarray, rect: tuple[np.ndarray, np.ndarray]) -> np.nda
     return out
 
 
+class _ConvCache:
+    """Convolutions already computed, by the contents of their two one-suit tables. The half
+    tables of the models a process builds are convolutions of a few hundred distinct tables
+    (the plain joint tables and the same few masks, scenario after scenario): the sample's
+    45 scenarios ask for 73,000 rows, 4,230 distinct. At most `rows` rows (3.5 KB each), the
+    least recently used dropped first; lookups and inserts are a few array operations a call."""
+
+    def __init__(self, rows: int):
+        self.capacity = rows
+        self.table_ids: dict[bytes, int] = {}
+        self.clear()
+
+    def clear(self) -> None:
+        self.keys = np.zeros(0, dtype=np.int64)  # sorted codes of the rows held
+        self.slots = np.zeros(0, dtype=np.int64)  # ... and where each is
+        self.rows = np.zeros((0, 441), dtype=np.int64)
+        self.stamps = np.zeros(0, dtype=np.int64)  # when each slot was last used
+        self.clock = 0
+
+    def ids(self, tables: list[np.ndarray]) -> np.ndarray:
+        """A number for each table of `tables` (int64 `(m, 11, 11)` arrays, in order), the same
+        for equal contents."""
+        if len(self.table_ids) + sum(len(t) for t in tables) > 2 * self.capacity:
+            self.table_ids.clear()  # the ids name the rows held: both go together
+            self.clear()
+        ids = self.table_ids
+        return np.array([ids.setdefault(t.tobytes(), len(ids)) for group in tables for t in group], dtype=np.int64)
+
+    def get(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For sorted distinct `codes`: which are held, and their rows."""
+        self.clock += 1
+        pos = np.minimum(np.searchsorted(self.keys, codes), max(len(self.keys) - 1, 0))
+        hit = self.keys[pos] == codes if len(self.keys) else np.zeros(len(codes), dtype=bool)
+        slots = self.slots[pos[hit]]
+        self.stamps[slots] = self.clock
+        return hit, self.rows[slots]
+
+    def put(self, codes: np.ndarray, rows: np.ndarray) -> None:
+        """Hold `rows` under `codes` (none of them held yet), dropping the oldest to fit."""
+        if len(codes) > self.capacity:
+            return
+        held = len(self.keys)
+        free = list(range(held, min(held + len(codes), self.capacity)))
+        short = len(codes) - len(free)
+        if held + len(free) > len(self.rows):  # grow by doubling, up to the capacity
+            size = min(self.capacity, max(held + len(free), 2 * len(self.rows), 64))
+            self.rows = np.concatenate([self.rows, np.zeros((size - len(self.rows), 441), dtype=np.int64)])
+            self.stamps = np.concatenate([self.stamps, np.zeros(size - len(self.stamps), dtype=np.int64)])
+        self.stamps[free] = self.clock + 1  # taken now: not among the oldest to drop
+        if short > 0:
+            oldest = np.argpartition(self.stamps, short - 1)[:short]
+            keep = ~np.isin(self.slots, oldest)
+            self.keys, self.slots = self.keys[keep], self.slots[keep]
+            slots = np.concatenate([np.array(free, dtype=np.int64), oldest.astype(np.int64)])
+        else:
+            slots = np.array(free, dtype=np.int64)
+        self.rows[slots] = rows
+        self.stamps[slots] = self.clock
+        keys = np.concatenate([self.keys, codes])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.slots = keys[order], np.concatenate([self.slots, slots])[order]
+
+
+#: The convolutions kept: 4,096 rows (14 MB) hold every distinct one of the sample's build.
+CONV_CACHE_ROWS = 4096
+_CONV = _ConvCache(CONV_CACHE_ROWS)
+
+
 def half_tables(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndarray):
     """For each row, conv(first[kx], second[ky]) as `(n, 441)` int64. `first`/`second` are
     `(m, 11, 11)` int64 tables (entries < 2**17); exact in float64, as conv entries are sums
-    of 121 products < 2**34 (< 2**41)."""
-    out = np.empty((len(kx), 441), dtype=np.int64)
+    of 121 products < 2**34 (< 2**41). Each distinct pair of table contents is convolved once
+    (conv(X, Y) = conv(Y, X)), and only when `_CONV` does not hold it yet."""
     if len(kx) == 0:
-        return out
+        return np.empty((0, 441), dtype=np.int64)
+    ux, ix = np.unique(kx, return_inverse=True)
+    uy, iy = np.unique(ky, return_inverse=True)
+    ids = _CONV.ids([first[ux], second[uy]])
+    a, b = ids[ix.ravel()], ids[len(ux) + iy.ravel()]
+    codes, where, inverse = np.unique(np.minimum(a, b) << 32 | np.maximum(a, b), return_index=True, return_inverse=True)
+    rows = np.empty((len(codes), 441), dtype=np.int64)
+    hit, held = _CONV.get(codes)
+    rows[hit] = held
+    if not hit.all():
+        todo = where[~hit]
+        computed = _convolve(first, second, kx[todo], ky[todo])
+        rows[~hit] = computed
+        _CONV.put(codes[~hit], computed)
+    return rows[inverse.ravel()]
+
+
+def _convolve(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndarray) -> np.ndarray:
+    """`half_tables` computed: one operator per distinct table of the side with fewer, and a
+    product with the other side's rows."""
+    if len(np.unique(ky)) < len(np.unique(kx)):
+        first, second, kx, ky = second, first, ky, kx
     order = np.argsort(kx, kind="stable")
     bounds = np.flatnonzero(np.diff(kx[order])) + 1
+    xs = first.reshape(first.shape[0], 121)
     ys = second.reshape(second.shape[0], 121).astype(np.float64)
+    out = np.empty((len(kx), 441), dtype=np.float64)
+    buffer = np.zeros(121 * 441, dtype=np.float64)
+    operator = buffer.reshape(121, 441)  # the transpose of conv_operators' T_X
     for rows in np.split(order, bounds):
-        t = conv_operators(first[kx[rows[0]]][None])[0]
-        out[rows] = np.rint(ys[ky[rows]] @ t.T).astype(np.int64)
-    return out
+        buffer[_T_FLAT] = xs[kx[rows[0]]][_T_SRC]
+        out[rows] = ys[ky[rows]] @ operator
+    return np.rint(out).astype(np.int64)
 
 
 _LIMB = 17
@@ -260,9 +352,12 @@ class PairModel:
 
         joint = joint_table()
         # Per suit, four variants: bit 0 = seat a's wildcard-HCP complement, bit 1 = seat b's.
+        # A variant with the bit of a seat without wildcard HCP is never asked for (no term
+        # of the inclusion-exclusion sets it): left at zero.
         variants = np.zeros((4, 4, 14, 14, 11, 11), dtype=np.int64)
+        used = [v for v in range(4) if not (v & 1 and not ra.hcp_wildcard) and not (v & 2 and not rb.hcp_wildcard)]
         for k in range(4):
-            for v in range(4):
+            for v in used:
                 ma = _hcp_mask(ra, k, bool(v & 1))
                 mb = _hcp_mask(rb, k, bool(v & 2))
                 variants[k, v] = joint * ma[None, None, :, None] * mb[None, None, None, :]
@@ -391,10 +486,12 @@ class PairModel:
     @staticmethod
     def _half(variants, keys, first_suit):
         """`keys` encode ((a, b, variant) of the first suit) * 784 + (same for the second)."""
-        # variants[k, v, a, b] -> table number ((a * 14 + b) * 4 + v) of suit k
-        first = variants[first_suit].transpose(1, 2, 0, 3, 4).reshape(784, 11, 11)
-        second = variants[first_suit + 1].transpose(1, 2, 0, 3, 4).reshape(784, 11, 11)
-        return half_tables(first, second, keys // 784, keys % 784)
+        # A suit's code (a * 14 + b) * 4 + v names variants[k, v, a, b]: table v * 196 + a * 14 + b
+        # of the suit's tables seen as (784, 11, 11), a view (no copy of its 6 MB).
+        first = variants[first_suit].reshape(784, 11, 11)
+        second = variants[first_suit + 1].reshape(784, 11, 11)
+        x, y = keys // 784, keys % 784
+        return half_tables(first, second, x % 4 * 196 + x // 4, y % 4 * 196 + y // 4)
 
     @property
     def universe(self) -> int:

@@ -293,3 +293,33 @@ def test_exact_dot_and_sum_are_exact_past_int64():
     assert exact_dot(x, y) == want_dot
     assert exact_sum(x) == sum(x.tolist())
     assert int(np.dot(x, y)) != want_dot  # int64 alone wraps
+
+
+def test_half_tables_are_the_convolutions_whatever_the_cache_holds(monkeypatch):
+    """Each row is conv(first[kx], second[ky]) (a plain 2-D convolution, below), whether the
+    cache of convolutions has it, has dropped it for lack of room, or holds none: tables with
+    equal contents under other indices, and the two tables swapped, share a cached row."""
+    from deals import counting
+
+    gen = np.random.default_rng(5)
+    first = gen.integers(0, 2**17, size=(6, 11, 11), dtype=np.int64)
+    first[3] = first[1]  # equal contents, another index
+    first[4, 5:, :] = first[4, :, 7:] = 0  # a table with zeros, as short suits have
+    second = np.concatenate([first[::-1], gen.integers(0, 2**17, size=(2, 11, 11), dtype=np.int64)])
+
+    def conv(x, y):
+        out = np.zeros((21, 21), dtype=object)
+        for i, j in np.ndindex(11, 11):
+            out[i : i + 11, j : j + 11] += int(x[i, j]) * y.astype(object)
+        return out.reshape(441)
+
+    for capacity in (0, 3, 10, 4096):
+        monkeypatch.setattr(counting, "_CONV", counting._ConvCache(capacity))
+        for _ in range(4):
+            kx = gen.integers(0, 6, size=25)
+            ky = gen.integers(0, 8, size=25)
+            got = counting.half_tables(first, second, kx, ky)
+            want = np.array([conv(first[x], second[y]) for x, y in zip(kx, ky)])
+            assert (got.astype(object) == want).all(), capacity
+        assert len(counting._CONV.keys) <= capacity
+        assert len(set(counting._CONV.slots.tolist())) == len(counting._CONV.slots)  # one row, one slot
