@@ -230,21 +230,38 @@ def exact_matmul(x: np.ndarray, y) -> np.ndarray:
 
 def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndarray, group: np.ndarray) -> np.ndarray:
     """`out[p] = f12[i12[p]] . f34[i34[p]]` (exact int64), computed as one matrix product
-    per group of pairs sharing their half-length sums (the halves that can meet)."""
-    out = np.empty(len(i12), dtype=np.int64)
+    per group of pairs sharing their half-length sums (the halves that can meet). Every
+    group's distinct halves are found at once (a group's are a run of one sorted array), not
+    by a sort per group: most models have a hundred groups or more."""
+    n = len(i12)
+    out = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return out
     order = np.argsort(group, kind="stable")
-    bounds = np.flatnonzero(np.diff(group[order])) + 1
-    for rows in np.split(order, bounds):
-        if rows.size == 0:
-            continue
-        r12, p12 = np.unique(i12[rows], return_inverse=True)
-        r34, p34 = np.unique(i34[rows], return_inverse=True)
-        if r12.size * r34.size <= 8 * rows.size:
-            right = limbs(f34[r34])
-            for s in range(0, r12.size, _BLOCK):
-                block = exact_matmul(f12[r12[s : s + _BLOCK]], right)
-                sel = (p12 >= s) & (p12 < s + _BLOCK)
-                out[rows[sel]] = block[p12[sel] - s, p34[sel]]
+    sorted_groups = group[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    ends = np.r_[starts[1:], n]
+    groups = sorted_groups[starts]
+    m12, m34 = max(len(f12), 1), max(len(f34), 1)
+    u12, inv12 = np.unique(group.astype(np.int64) * m12 + i12, return_inverse=True)
+    u34, inv34 = np.unique(group.astype(np.int64) * m34 + i34, return_inverse=True)
+    inv12, inv34 = inv12.ravel(), inv34.ravel()
+    s12, e12 = np.searchsorted(u12 // m12, groups), np.searchsorted(u12 // m12, groups, side="right")
+    s34, e34 = np.searchsorted(u34 // m34, groups), np.searchsorted(u34 // m34, groups, side="right")
+    h12, h34 = u12 % m12, u34 % m34
+    for g in range(len(groups)):
+        rows = order[starts[g] : ends[g]]
+        a0, a1, b0, b1 = s12[g], e12[g], s34[g], e34[g]
+        if (a1 - a0) * (b1 - b0) <= 8 * len(rows):
+            p, q = inv12[rows] - a0, inv34[rows] - b0
+            right = limbs(f34[h34[b0:b1]])
+            for s in range(0, a1 - a0, _BLOCK):
+                block = exact_matmul(f12[h12[a0 + s : min(a0 + s + _BLOCK, a1)]], right)
+                if a1 - a0 <= _BLOCK:
+                    out[rows] = block[p, q]
+                    break
+                sel = (p >= s) & (p < s + _BLOCK)
+                out[rows[sel]] = block[p[sel] - s, q[sel]]
         else:  # sparse: dot products one pair at a time, in chunks
             for s in range(0, rows.size, _CHUNK):
                 r = rows[s : s + _CHUNK]

@@ -323,3 +323,28 @@ def test_half_tables_are_the_convolutions_whatever_the_cache_holds(monkeypatch):
             assert (got.astype(object) == want).all(), capacity
         assert len(counting._CONV.keys) <= capacity
         assert len(set(counting._CONV.slots.tolist())) == len(counting._CONV.slots)  # one row, one slot
+
+
+def test_grouped_dots_are_the_dot_products_of_each_pair():
+    """Dense groups (one product), a group with more distinct halves than a block, and sparse
+    groups (pair by pair), against Python's integers."""
+    from deals.counting import _BLOCK, grouped_dots
+
+    gen = np.random.default_rng(8)
+    f12 = gen.integers(0, 2**34, size=(700, 441), dtype=np.int64)
+    f34 = gen.integers(0, 2**20, size=(300, 441), dtype=np.int64)
+    # group 0: every half meets every half (dense, past one block); 1: a few pairs among many
+    # halves (sparse); 2: a small dense group; each half belongs to one group, as in a model.
+    a0, b0 = np.meshgrid(np.arange(_BLOCK + 40), np.arange(3), indexing="ij")
+    pairs = [(a0.ravel(), b0.ravel(), 0)]
+    pairs.append((gen.choice(np.arange(_BLOCK + 40, 650), 30, replace=False), gen.integers(3, 250, 30), 1))
+    a2, b2 = np.meshgrid(np.arange(650, 700), np.arange(250, 300), indexing="ij")
+    pairs.append((a2.ravel(), b2.ravel(), 2))
+    i12 = np.concatenate([p[0] for p in pairs])
+    i34 = np.concatenate([p[1] for p in pairs])
+    group = np.concatenate([np.full(len(p[0]), p[2]) for p in pairs]) * 7 + 3
+    shuffle = gen.permutation(len(i12))
+    i12, i34, group = i12[shuffle], i34[shuffle], group[shuffle]
+    got = grouped_dots(f12, f34, i12, i34, group)
+    want = [sum(x * y for x, y in zip(f12[a].tolist(), f34[b].tolist())) for a, b in zip(i12, i34)]
+    assert got.tolist() == want
