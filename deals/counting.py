@@ -12,7 +12,9 @@
    convolution: meet in the middle, P12 = J_S * J_H (a 21x21 table of HCP pairs), P34 = J_D *
    J_C; the count is sum over (u, v) of P12[u, v] * R34[u, v], where R34[u, v] sums P34 over
    the rectangle of HCP totals that (u, v) still allows. Half-suit tables are shared by all
-   pairs of vectors with the same half; the dot products are grouped into matrix products.
+   pairs of vectors with the same half, and each convolution of two one-suit tables is
+   computed once per process (`_ConvCache`, by the tables' contents: models share most of
+   them); the dot products are grouped into matrix products.
 3. A wildcard with an HCP condition (`xhcp`) is a disjunction over the candidate suits of
    the right length, which adding per-suit counts would overcount; it is counted by
    inclusion-exclusion instead: all - (no qualifying suit has its HCP in range), with the
@@ -193,7 +195,7 @@ def _convolve(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndar
     ys = second.reshape(second.shape[0], 121).astype(np.float64)
     out = np.empty((len(kx), 441), dtype=np.float64)
     buffer = np.zeros(121 * 441, dtype=np.float64)
-    operator = buffer.reshape(121, 441)  # the transpose of conv_operators' T_X
+    operator = buffer.reshape(121, 441)  # T of the table at hand (see `_T_FLAT`)
     for rows in np.split(order, bounds):
         buffer[_T_FLAT] = xs[kx[rows[0]]][_T_SRC]
         out[rows] = ys[ky[rows]] @ operator
@@ -504,7 +506,7 @@ class PairModel:
     def _half(variants, keys, first_suit):
         """`keys` encode ((a, b, variant) of the first suit) * 784 + (same for the second)."""
         # A suit's code (a * 14 + b) * 4 + v names variants[k, v, a, b]: table v * 196 + a * 14 + b
-        # of the suit's tables seen as (784, 11, 11), a view (no copy of its 6 MB).
+        # of the suit's tables seen as (784, 11, 11): a view, where a transpose was a copy.
         first = variants[first_suit].reshape(784, 11, 11)
         second = variants[first_suit + 1].reshape(784, 11, 11)
         x, y = keys // 784, keys % 784
