@@ -32,8 +32,8 @@ hypergeometric sum. A partnership with no fit and a free seat counts hands of on
 Exactness: every per-pair count is at most the number of ways to hold those lengths, under
 4.3e18, so it fits in int64; sums over pairs are Python ints. The convolutions and products
 run in float64 BLAS on integers kept small enough that every partial sum is below 2**53
-(entries split in 17-bit limbs where needed), so they are exact whatever the summation order;
-results are rounded back to int64. The sampler draws from the *superset* weights (step 3
+(entries split in 17-bit limbs, or a rounded product fixed by residues, where needed), so
+they are exact whatever the summation order; results are rounded back to int64. The sampler draws from the *superset* weights (step 3
 left out) and rejects the deals whose wildcard HCP fails, restarting the whole deal.
 """
 
@@ -203,29 +203,52 @@ def _convolve(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndar
 
 
 _LIMB = 17
+#: `exact_matmul`'s residues are taken modulo 2**20: products of residues stay below 2**40,
+#: sums of 441 of them below 2**49, exact in float64.
+_RESIDUE_BITS = 20
+_RESIDUE = 1 << _RESIDUE_BITS
+#: Results up to this are read from one float64 product and corrected by the residues: the
+#: product's error is at most 441 * 2**-53 of the result (every term is non-negative), under
+#: 2**16 here, well inside half the modulus.
+_ROUNDED_UP_TO = float(1 << 60)
 
 
-def limbs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The right-hand operand of `exact_matmul`, split once: (high, low, [low | high])."""
+def right_operand(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The right-hand operand of `exact_matmul`, prepared once: (y, y as float64, y's
+    residues as float64)."""
     if y.size and y.max() >= 1 << 34:
         raise OverflowError("exact_matmul: entries too large for the two-limb split")
-    mask = (1 << _LIMB) - 1
-    yh, yl = (y >> _LIMB).astype(np.float64), (y & mask).astype(np.float64)
-    return yh, yl, np.concatenate([yl, yh], axis=1)
+    return y, y.astype(np.float64), (y & (_RESIDUE - 1)).astype(np.float64)
 
 
 def exact_matmul(x: np.ndarray, y) -> np.ndarray:
     """`x @ y.T` for non-negative int64 matrices with entries below 2**34 and k <= 441
-    columns, exactly, with float64 BLAS: each entry is split in two 17-bit limbs, so every
-    partial sum stays below 2**53 and is exact whatever the summation order. `y` may be
-    given already split by `limbs`."""
+    columns, exactly, with float64 BLAS. Two products: one in float64, whose error is below
+    2**16 when its results are at most 2**60 (the counts' products are: a count is below
+    4.3e18), and one of the entries' residues modulo 2**20, exact, which fixes the rounded
+    result's last bits (the true value is the one within half the modulus with that residue).
+    Past 2**60, each entry is split in two 17-bit limbs instead, so every partial sum stays
+    below 2**53 (`_limb_matmul`). `y` may be given already prepared by `right_operand`."""
     if x.size and (x.max() >= 1 << 34 or x.shape[1] > 441):
         raise OverflowError("exact_matmul: entries too large for the two-limb split")
-    yh, yl, ycat = limbs(y) if isinstance(y, np.ndarray) else y
+    y, yf, yr = right_operand(y) if isinstance(y, np.ndarray) else y
+    approx = x.astype(np.float64) @ yf.T
+    if approx.size and approx.max() > _ROUNDED_UP_TO:
+        return _limb_matmul(x, y)
+    rounded = np.rint(approx).astype(np.int64)
+    residue = np.rint((x & (_RESIDUE - 1)).astype(np.float64) @ yr.T).astype(np.int64)
+    fix = (residue - rounded) & (_RESIDUE - 1)
+    fix -= (fix >= _RESIDUE // 2) * _RESIDUE
+    return rounded + fix
+
+
+def _limb_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`exact_matmul` by 17-bit limbs: three products, every partial sum below 2**53."""
     mask = (1 << _LIMB) - 1
+    yh, yl = (y >> _LIMB).astype(np.float64), (y & mask).astype(np.float64)
     xh, xl = (x >> _LIMB).astype(np.float64), (x & mask).astype(np.float64)
     hh = (xh @ yh.T).astype(np.int64)
-    mid = (np.concatenate([xh, xl], axis=1) @ ycat.T).astype(np.int64)
+    mid = (np.concatenate([xh, xl], axis=1) @ np.concatenate([yl, yh], axis=1).T).astype(np.int64)
     ll = (xl @ yl.T).astype(np.int64)
     return (hh << (2 * _LIMB)) + (mid << _LIMB) + ll
 
@@ -256,7 +279,7 @@ def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndar
         a0, a1, b0, b1 = s12[g], e12[g], s34[g], e34[g]
         if (a1 - a0) * (b1 - b0) <= 8 * len(rows):
             p, q = inv12[rows] - a0, inv34[rows] - b0
-            right = limbs(f34[h34[b0:b1]])
+            right = right_operand(f34[h34[b0:b1]])
             for s in range(0, a1 - a0, _BLOCK):
                 block = exact_matmul(f12[h12[a0 + s : min(a0 + s + _BLOCK, a1)]], right)
                 if a1 - a0 <= _BLOCK:

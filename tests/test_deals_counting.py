@@ -279,6 +279,25 @@ def test_exact_matmul_is_exact_on_large_entries():
     assert (np.rint(x.astype(float) @ y.astype(float).T).astype(np.int64).astype(object) != want).any()
 
 
+def test_exact_matmul_fixes_the_rounded_product_by_residues():
+    """Results just under 2**60 (the counts' products), where the float64 product alone is
+    off in its last bits: the residues modulo 2**20 must put them right; and results past
+    2**60 go through the limbs, exactly too."""
+    from deals.counting import exact_matmul, right_operand
+
+    gen = np.random.default_rng(2)
+    x = gen.integers(2**33, 2**34, size=(50, 441), dtype=np.int64)
+    y = gen.integers(0, 2**17, size=(60, 441), dtype=np.int64)
+    want = x.astype(object) @ y.astype(object).T
+    assert max(want.ravel()) < 2**60
+    assert (np.rint(x.astype(float) @ y.astype(float).T).astype(np.int64).astype(object) != want).any()
+    assert (exact_matmul(x, right_operand(y)).astype(object) == want).all()
+    y[0] = 2**20  # one row of results past 2**60
+    want = x.astype(object) @ y.astype(object).T
+    assert max(want[:, 0]) > 2**60
+    assert (exact_matmul(x, y).astype(object) == want).all()
+
+
 def test_exact_dot_and_sum_are_exact_past_int64():
     """Weighted totals of int64 counts pass 2**63: the limb split must give Python's exact
     result, signs included, where plain int64 arithmetic wraps around."""
