@@ -4,8 +4,8 @@ then `build`, whole processes. Each round builds twice, each time from a fresh s
 empty cache: `build --no-dd`, the figure issue 15's targets (3 s, 200 MB) were set for
 before the double-dummy analysis existed, and plain `build`, what a user's first run costs
 (DDS within the build's `dd_budget`; see docs/DECISIONS.md). Each prints its wall time,
-its peak memory (the largest process of that build alone: its own rusage of children,
-read by a small wrapper process) and the count of scenarios whose probability is an
+its CPU time (the build's processes together), its peak memory (the largest process of
+that build alone: its own rusage of children, read by a small wrapper process) and the count of scenarios whose probability is an
 estimate. `--skip-dd` leaves the second build out (it takes a minute or two here).
 
 Run: .venv/bin/python benchmarks/sample_build_bench.py [--rounds N] [--skip-dd] [--baseline DIR]
@@ -37,12 +37,16 @@ def command(tree: str | None, args: list[str]) -> list[str]:
 
 
 #: Runs its arguments as a child and prints the largest resident size (KB) of that child and
-#: of every process under it (the build's pool workers): a fresh process per build, so one
-#: build's peak is never mixed with an earlier one's.
-PEAK_WRAPPER = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+#: of every process under it (the build's pool workers), and their CPU time (user + system,
+#: seconds): a fresh process per build, so one build's figures are never mixed with an
+#: earlier one's. The CPU time is what the load of other work on the machine moves least.
+PEAK_WRAPPER = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True); "
+    "r = resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_maxrss, r.ru_utime + r.ru_stime)"
+)
 
 
-def one_build(tree: str | None, dd: bool) -> tuple[float, float, int, int]:
+def one_build(tree: str | None, dd: bool) -> tuple[float, float, float, int, int]:
     work = Path(tempfile.mkdtemp(prefix="sample-build-"))
     env = dict(os.environ, XDG_CACHE_HOME=str(work / "cache"))
     state, out = str(work / "state.sqlite"), str(work / "out")
@@ -51,13 +55,13 @@ def one_build(tree: str | None, dd: bool) -> tuple[float, float, int, int]:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, *build], env=env, check=True, capture_output=True, text=True)
     seconds = time.perf_counter() - started
-    peak_kb = int(done.stdout.split()[-1])
+    peak_kb, cpu = done.stdout.split()[-2:]
     scenarios = estimated = 0
     for path in (Path(out) / "api" / "deals").glob("*.json"):
         for entry in json.loads(path.read_text(encoding="utf-8"))["scenarios"]:
             scenarios += 1
             estimated += entry.get("probability_exact") is False
-    return seconds, peak_kb / 1024, scenarios, estimated
+    return seconds, float(cpu), int(peak_kb) / 1024, scenarios, estimated
 
 
 def main() -> None:
@@ -72,11 +76,11 @@ def main() -> None:
         for dd in kinds:
             for tree in trees:
                 load = os.getloadavg()[0]
-                seconds, peak, scenarios, estimated = one_build(tree, dd)
+                seconds, cpu, peak, scenarios, estimated = one_build(tree, dd)
                 what = "build (with double dummy)" if dd else "build --no-dd (the target's)"
                 targets = "" if dd else f" (target 3 s: {seconds / 3:.2f}x)"
                 print(
-                    f"round {round_}{' [baseline]' if tree else ''}: cold {what} {seconds:.2f} s{targets}, "
+                    f"round {round_}{' [baseline]' if tree else ''}: cold {what} {seconds:.2f} s{targets}, CPU {cpu:.2f} s, "
                     f"peak {peak:.0f} MB (largest process; target 200 MB), {scenarios} scenarios, {estimated} estimated; "
                     f"load average {load:.2f}",
                     flush=True,

@@ -12,7 +12,9 @@
    convolution: meet in the middle, P12 = J_S * J_H (a 21x21 table of HCP pairs), P34 = J_D *
    J_C; the count is sum over (u, v) of P12[u, v] * R34[u, v], where R34[u, v] sums P34 over
    the rectangle of HCP totals that (u, v) still allows. Half-suit tables are shared by all
-   pairs of vectors with the same half; the dot products are grouped into matrix products.
+   pairs of vectors with the same half, and each convolution of two one-suit tables is
+   computed once per process (`_ConvCache`, by the tables' contents: models share most of
+   them); the dot products are grouped into matrix products.
 3. A wildcard with an HCP condition (`xhcp`) is a disjunction over the candidate suits of
    the right length, which adding per-suit counts would overcount; it is counted by
    inclusion-exclusion instead: all - (no qualifying suit has its HCP in range), with the
@@ -30,14 +32,15 @@ hypergeometric sum. A partnership with no fit and a free seat counts hands of on
 Exactness: every per-pair count is at most the number of ways to hold those lengths, under
 4.3e18, so it fits in int64; sums over pairs are Python ints. The convolutions and products
 run in float64 BLAS on integers kept small enough that every partial sum is below 2**53
-(entries split in 17-bit limbs where needed), so they are exact whatever the summation order;
-results are rounded back to int64. The sampler draws from the *superset* weights (step 3
+(entries split in 17-bit limbs, or a rounded product fixed by residues, where needed), so
+they are exact whatever the summation order; results are rounded back to int64. The sampler draws from the *superset* weights (step 3
 left out) and rejects the deals whose wildcard HCP fails, restarting the whole deal.
 """
 
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from fractions import Fraction
 from itertools import product
 from math import comb
@@ -54,19 +57,17 @@ _CHUNK = 16384
 _BLOCK = 256  # rows of a block product: bounds its temporaries (a few MB)
 
 
-# Index maps of the 2-D convolution as a linear map: conv(X, Y)_flat = T_X @ Y_flat, where
-# T_X[(i + k) * 21 + (j + l), k * 11 + l] = X[i, j] (X, Y are 11x11 HCP tables of one suit).
+# Index maps of the 2-D convolution as a linear map (X, Y are 11x11 HCP tables of one suit).
 _I, _J, _K, _L = np.meshgrid(np.arange(11), np.arange(11), np.arange(11), np.arange(11), indexing="ij")
 _T_ROW = ((_I + _K) * 21 + (_J + _L)).ravel()
 _T_COL = (_K * 11 + _L).ravel()
 _T_SRC = (_I * 11 + _J).ravel()
 
 
-def conv_operators(x: np.ndarray) -> np.ndarray:
-    """`(m, 11, 11)` tables -> `(m, 441, 121)` float64 operators T_X (entries < 2**17, exact)."""
-    t = np.zeros((x.shape[0], 441, 121), dtype=np.float64)
-    t[:, _T_ROW, _T_COL] = x.reshape(x.shape[0], 121)[:, _T_SRC]
-    return t
+#: The operator of a table X, transposed: T[k * 11 + l, (i + k) * 21 + (j + l)] = X[i, j], so
+#: that conv(X, Y) flattened is Y flattened times T. Its zeros are the same for every table,
+#: so one buffer is filled again for each (`_convolve`).
+_T_FLAT = _T_COL * 441 + _T_ROW
 
 
 def rectangle_operators(lo_a: int, hi_a: int, lo_b: int, hi_b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -92,67 +93,200 @@ def rectangle_sums(p: np.ndarray, rect: tuple[np.ndarray, np.ndarray]) -> np.nda
     return out
 
 
+class _ConvCache:
+    """Convolutions already computed, by the contents of their two one-suit tables. The half
+    tables of the models a process builds are convolutions of a few hundred distinct tables
+    (the plain joint tables and the same few masks, scenario after scenario): the sample's
+    45 scenarios ask for 73,000 rows, 4,230 distinct. At most `rows` rows (3.5 KB each), the
+    least recently used dropped first; lookups and inserts are a few array operations a call."""
+
+    def __init__(self, rows: int):
+        self.capacity = rows
+        self.table_ids: dict[bytes, int] = {}
+        self.clear()
+
+    def clear(self) -> None:
+        self.keys = np.zeros(0, dtype=np.int64)  # sorted codes of the rows held
+        self.slots = np.zeros(0, dtype=np.int64)  # ... and where each is
+        self.rows = np.zeros((0, 441), dtype=np.int64)
+        self.stamps = np.zeros(0, dtype=np.int64)  # when each slot was last used
+        self.clock = 0
+
+    def ids(self, tables: list[np.ndarray]) -> np.ndarray:
+        """A number for each table of `tables` (int64 `(m, 11, 11)` arrays, in order), the same
+        for equal contents."""
+        if len(self.table_ids) + sum(len(t) for t in tables) > 2 * self.capacity:
+            self.table_ids.clear()  # the ids name the rows held: both go together
+            self.clear()
+        ids = self.table_ids
+        return np.array([ids.setdefault(t.tobytes(), len(ids)) for group in tables for t in group], dtype=np.int64)
+
+    def get(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For sorted distinct `codes`: which are held, and their rows."""
+        self.clock += 1
+        pos = np.minimum(np.searchsorted(self.keys, codes), max(len(self.keys) - 1, 0))
+        hit = self.keys[pos] == codes if len(self.keys) else np.zeros(len(codes), dtype=bool)
+        slots = self.slots[pos[hit]]
+        self.stamps[slots] = self.clock
+        return hit, self.rows[slots]
+
+    def put(self, codes: np.ndarray, rows: np.ndarray) -> None:
+        """Hold `rows` under `codes` (none of them held yet), dropping the oldest to fit."""
+        if len(codes) > self.capacity:
+            return
+        held = len(self.keys)
+        free = list(range(held, min(held + len(codes), self.capacity)))
+        short = len(codes) - len(free)
+        if held + len(free) > len(self.rows):  # grow by doubling, up to the capacity
+            size = min(self.capacity, max(held + len(free), 2 * len(self.rows), 64))
+            self.rows = np.concatenate([self.rows, np.zeros((size - len(self.rows), 441), dtype=np.int64)])
+            self.stamps = np.concatenate([self.stamps, np.zeros(size - len(self.stamps), dtype=np.int64)])
+        self.stamps[free] = self.clock + 1  # taken now: not among the oldest to drop
+        if short > 0:
+            oldest = np.argpartition(self.stamps, short - 1)[:short]
+            keep = ~np.isin(self.slots, oldest)
+            self.keys, self.slots = self.keys[keep], self.slots[keep]
+            slots = np.concatenate([np.array(free, dtype=np.int64), oldest.astype(np.int64)])
+        else:
+            slots = np.array(free, dtype=np.int64)
+        self.rows[slots] = rows
+        self.stamps[slots] = self.clock
+        keys = np.concatenate([self.keys, codes])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.slots = keys[order], np.concatenate([self.slots, slots])[order]
+
+
+#: The convolutions kept: 4,096 rows (14 MB) hold every distinct one of the sample's build.
+CONV_CACHE_ROWS = 4096
+_CONV = _ConvCache(CONV_CACHE_ROWS)
+
+
 def half_tables(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndarray):
     """For each row, conv(first[kx], second[ky]) as `(n, 441)` int64. `first`/`second` are
     `(m, 11, 11)` int64 tables (entries < 2**17); exact in float64, as conv entries are sums
-    of 121 products < 2**34 (< 2**41)."""
-    out = np.empty((len(kx), 441), dtype=np.int64)
+    of 121 products < 2**34 (< 2**41). Each distinct pair of table contents is convolved once
+    (conv(X, Y) = conv(Y, X)), and only when `_CONV` does not hold it yet."""
     if len(kx) == 0:
-        return out
+        return np.empty((0, 441), dtype=np.int64)
+    ux, ix = np.unique(kx, return_inverse=True)
+    uy, iy = np.unique(ky, return_inverse=True)
+    ids = _CONV.ids([first[ux], second[uy]])
+    a, b = ids[ix.ravel()], ids[len(ux) + iy.ravel()]
+    codes, where, inverse = np.unique(np.minimum(a, b) << 32 | np.maximum(a, b), return_index=True, return_inverse=True)
+    rows = np.empty((len(codes), 441), dtype=np.int64)
+    hit, held = _CONV.get(codes)
+    rows[hit] = held
+    if not hit.all():
+        todo = where[~hit]
+        computed = _convolve(first, second, kx[todo], ky[todo])
+        rows[~hit] = computed
+        _CONV.put(codes[~hit], computed)
+    return rows[inverse.ravel()]
+
+
+def _convolve(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndarray) -> np.ndarray:
+    """`half_tables` computed: one operator per distinct table of the side with fewer, and a
+    product with the other side's rows."""
+    if len(np.unique(ky)) < len(np.unique(kx)):
+        first, second, kx, ky = second, first, ky, kx
     order = np.argsort(kx, kind="stable")
     bounds = np.flatnonzero(np.diff(kx[order])) + 1
+    xs = first.reshape(first.shape[0], 121)
     ys = second.reshape(second.shape[0], 121).astype(np.float64)
+    out = np.empty((len(kx), 441), dtype=np.float64)
+    buffer = np.zeros(121 * 441, dtype=np.float64)
+    operator = buffer.reshape(121, 441)  # T of the table at hand (see `_T_FLAT`)
     for rows in np.split(order, bounds):
-        t = conv_operators(first[kx[rows[0]]][None])[0]
-        out[rows] = np.rint(ys[ky[rows]] @ t.T).astype(np.int64)
-    return out
+        buffer[_T_FLAT] = xs[kx[rows[0]]][_T_SRC]
+        out[rows] = ys[ky[rows]] @ operator
+    return np.rint(out).astype(np.int64)
 
 
 _LIMB = 17
+#: `exact_matmul`'s residues are taken modulo 2**20: products of residues stay below 2**40,
+#: sums of 441 of them below 2**49, exact in float64.
+_RESIDUE_BITS = 20
+_RESIDUE = 1 << _RESIDUE_BITS
+#: Results up to this are read from one float64 product and corrected by the residues: the
+#: product's error is at most 441 * 2**-53 of the result (every term is non-negative), under
+#: 2**16 here, well inside half the modulus.
+_ROUNDED_UP_TO = float(1 << 60)
 
 
-def limbs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The right-hand operand of `exact_matmul`, split once: (high, low, [low | high])."""
+def right_operand(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The right-hand operand of `exact_matmul`, prepared once: (y, y as float64, y's
+    residues as float64)."""
     if y.size and y.max() >= 1 << 34:
         raise OverflowError("exact_matmul: entries too large for the two-limb split")
-    mask = (1 << _LIMB) - 1
-    yh, yl = (y >> _LIMB).astype(np.float64), (y & mask).astype(np.float64)
-    return yh, yl, np.concatenate([yl, yh], axis=1)
+    return y, y.astype(np.float64), (y & (_RESIDUE - 1)).astype(np.float64)
 
 
 def exact_matmul(x: np.ndarray, y) -> np.ndarray:
     """`x @ y.T` for non-negative int64 matrices with entries below 2**34 and k <= 441
-    columns, exactly, with float64 BLAS: each entry is split in two 17-bit limbs, so every
-    partial sum stays below 2**53 and is exact whatever the summation order. `y` may be
-    given already split by `limbs`."""
+    columns, exactly, with float64 BLAS. Two products: one in float64, whose error is below
+    2**16 when its results are at most 2**60 (the counts' products are: a count is below
+    4.3e18), and one of the entries' residues modulo 2**20, exact, which fixes the rounded
+    result's last bits (the true value is the one within half the modulus with that residue).
+    Past 2**60, each entry is split in two 17-bit limbs instead, so every partial sum stays
+    below 2**53 (`_limb_matmul`). `y` may be given already prepared by `right_operand`."""
     if x.size and (x.max() >= 1 << 34 or x.shape[1] > 441):
         raise OverflowError("exact_matmul: entries too large for the two-limb split")
-    yh, yl, ycat = limbs(y) if isinstance(y, np.ndarray) else y
+    y, yf, yr = right_operand(y) if isinstance(y, np.ndarray) else y
+    approx = x.astype(np.float64) @ yf.T
+    if approx.size and approx.max() > _ROUNDED_UP_TO:
+        return _limb_matmul(x, y)
+    rounded = np.rint(approx).astype(np.int64)
+    residue = np.rint((x & (_RESIDUE - 1)).astype(np.float64) @ yr.T).astype(np.int64)
+    fix = (residue - rounded) & (_RESIDUE - 1)
+    fix -= (fix >= _RESIDUE // 2) * _RESIDUE
+    return rounded + fix
+
+
+def _limb_matmul(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`exact_matmul` by 17-bit limbs: three products, every partial sum below 2**53."""
     mask = (1 << _LIMB) - 1
+    yh, yl = (y >> _LIMB).astype(np.float64), (y & mask).astype(np.float64)
     xh, xl = (x >> _LIMB).astype(np.float64), (x & mask).astype(np.float64)
     hh = (xh @ yh.T).astype(np.int64)
-    mid = (np.concatenate([xh, xl], axis=1) @ ycat.T).astype(np.int64)
+    mid = (np.concatenate([xh, xl], axis=1) @ np.concatenate([yl, yh], axis=1).T).astype(np.int64)
     ll = (xl @ yl.T).astype(np.int64)
     return (hh << (2 * _LIMB)) + (mid << _LIMB) + ll
 
 
 def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndarray, group: np.ndarray) -> np.ndarray:
     """`out[p] = f12[i12[p]] . f34[i34[p]]` (exact int64), computed as one matrix product
-    per group of pairs sharing their half-length sums (the halves that can meet)."""
-    out = np.empty(len(i12), dtype=np.int64)
+    per group of pairs sharing their half-length sums (the halves that can meet). Every
+    group's distinct halves are found at once (a group's are a run of one sorted array), not
+    by a sort per group: most models have a hundred groups or more."""
+    n = len(i12)
+    out = np.empty(n, dtype=np.int64)
+    if n == 0:
+        return out
     order = np.argsort(group, kind="stable")
-    bounds = np.flatnonzero(np.diff(group[order])) + 1
-    for rows in np.split(order, bounds):
-        if rows.size == 0:
-            continue
-        r12, p12 = np.unique(i12[rows], return_inverse=True)
-        r34, p34 = np.unique(i34[rows], return_inverse=True)
-        if r12.size * r34.size <= 8 * rows.size:
-            right = limbs(f34[r34])
-            for s in range(0, r12.size, _BLOCK):
-                block = exact_matmul(f12[r12[s : s + _BLOCK]], right)
-                sel = (p12 >= s) & (p12 < s + _BLOCK)
-                out[rows[sel]] = block[p12[sel] - s, p34[sel]]
+    sorted_groups = group[order]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    ends = np.r_[starts[1:], n]
+    groups = sorted_groups[starts]
+    m12, m34 = max(len(f12), 1), max(len(f34), 1)
+    u12, inv12 = np.unique(group.astype(np.int64) * m12 + i12, return_inverse=True)
+    u34, inv34 = np.unique(group.astype(np.int64) * m34 + i34, return_inverse=True)
+    inv12, inv34 = inv12.ravel(), inv34.ravel()
+    s12, e12 = np.searchsorted(u12 // m12, groups), np.searchsorted(u12 // m12, groups, side="right")
+    s34, e34 = np.searchsorted(u34 // m34, groups), np.searchsorted(u34 // m34, groups, side="right")
+    h12, h34 = u12 % m12, u34 % m34
+    for g in range(len(groups)):
+        rows = order[starts[g] : ends[g]]
+        a0, a1, b0, b1 = s12[g], e12[g], s34[g], e34[g]
+        if (a1 - a0) * (b1 - b0) <= 8 * len(rows):
+            p, q = inv12[rows] - a0, inv34[rows] - b0
+            right = right_operand(f34[h34[b0:b1]])
+            for s in range(0, a1 - a0, _BLOCK):
+                block = exact_matmul(f12[h12[a0 + s : min(a0 + s + _BLOCK, a1)]], right)
+                if a1 - a0 <= _BLOCK:
+                    out[rows] = block[p, q]
+                    break
+                sel = (p >= s) & (p < s + _BLOCK)
+                out[rows[sel]] = block[p[sel] - s, q[sel]]
         else:  # sparse: dot products one pair at a time, in chunks
             for s in range(0, rows.size, _CHUNK):
                 r = rows[s : s + _CHUNK]
@@ -260,9 +394,12 @@ class PairModel:
 
         joint = joint_table()
         # Per suit, four variants: bit 0 = seat a's wildcard-HCP complement, bit 1 = seat b's.
+        # A variant with the bit of a seat without wildcard HCP is never asked for (no term
+        # of the inclusion-exclusion sets it): left at zero.
         variants = np.zeros((4, 4, 14, 14, 11, 11), dtype=np.int64)
+        used = [v for v in range(4) if not (v & 1 and not ra.hcp_wildcard) and not (v & 2 and not rb.hcp_wildcard)]
         for k in range(4):
-            for v in range(4):
+            for v in used:
                 ma = _hcp_mask(ra, k, bool(v & 1))
                 mb = _hcp_mask(rb, k, bool(v & 2))
                 variants[k, v] = joint * ma[None, None, :, None] * mb[None, None, None, :]
@@ -391,10 +528,12 @@ class PairModel:
     @staticmethod
     def _half(variants, keys, first_suit):
         """`keys` encode ((a, b, variant) of the first suit) * 784 + (same for the second)."""
-        # variants[k, v, a, b] -> table number ((a * 14 + b) * 4 + v) of suit k
-        first = variants[first_suit].transpose(1, 2, 0, 3, 4).reshape(784, 11, 11)
-        second = variants[first_suit + 1].transpose(1, 2, 0, 3, 4).reshape(784, 11, 11)
-        return half_tables(first, second, keys // 784, keys % 784)
+        # A suit's code (a * 14 + b) * 4 + v names variants[k, v, a, b]: table v * 196 + a * 14 + b
+        # of the suit's tables seen as (784, 11, 11): a view, where a transpose was a copy.
+        first = variants[first_suit].reshape(784, 11, 11)
+        second = variants[first_suit + 1].reshape(784, 11, 11)
+        x, y = keys // 784, keys % 784
+        return half_tables(first, second, x % 4 * 196 + x // 4, y % 4 * 196 + y // 4)
 
     @property
     def universe(self) -> int:

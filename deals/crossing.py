@@ -29,6 +29,7 @@ counts the scenario instead.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from itertools import combinations
 
 import numpy as np
@@ -75,10 +76,8 @@ def cross_count(compiled: CompiledScenario) -> int | None:
     part = PartRules((a, b), (rules[a], rules[b]), fits_ab)
     if length_pairs(part) > MAX_CROSS_PAIRS:
         return None
-    model = PairModel(part, force_pair=True, count_only=True, alike=suit_classes(compiled))
-    lengths = {model.seats[0]: model.la, model.seats[1]: model.lb}
-    weights, multiplicity = model.exact_weights, model.multiplicity
-    del model
+    seats, la, lb, weights, multiplicity = _pair_counts(part, tuple(map(tuple, suit_classes(compiled))))
+    lengths = {seats[0]: la, seats[1]: lb}
     if _ranges_only(rules[c]) and _ranges_only(rules[d]):
         z = _completions(lengths, rules[c], rules[d], c, d, fits_rest)
     else:
@@ -86,6 +85,32 @@ def cross_count(compiled: CompiledScenario) -> int | None:
         if z is None:
             return None
     return exact_dot(weights, z * multiplicity)  # z below C(26, 13) < 2**24
+
+
+#: The pair counts of `cross_count` kept for reuse, at most this many bytes together: the
+#: same two seats' rules (an opening, an overcall) recur beside other rules for c and d
+#: (build_bench's 1,000 pages: 72 scenarios counted here, 24 distinct pairs of seats' rules).
+PAIR_COUNTS_BYTES = 32 * 2**20
+_PAIR_COUNTS: OrderedDict[tuple, tuple] = OrderedDict()
+
+
+def _pair_counts(part: PartRules, alike: tuple[tuple[int, ...], ...]) -> tuple:
+    """The seats, the pairs of length vectors (one per orbit of `alike` suits), their exact
+    counts and multiplicities of `part` in pair mode: read-only arrays, shared."""
+    key = (part, alike)
+    kept = _PAIR_COUNTS.get(key)
+    if kept is not None:
+        _PAIR_COUNTS.move_to_end(key)
+        return kept
+    model = PairModel(part, force_pair=True, count_only=True, alike=[list(c) for c in alike])
+    arrays = (model.la, model.lb, model.exact_weights, model.multiplicity)
+    for array in arrays:
+        array.flags.writeable = False
+    kept = _PAIR_COUNTS[key] = (model.seats, *arrays)
+    total = sum(sum(a.nbytes for a in entry[1:]) for entry in _PAIR_COUNTS.values())
+    while len(_PAIR_COUNTS) > 1 and total > PAIR_COUNTS_BYTES:
+        total -= sum(a.nbytes for a in _PAIR_COUNTS.popitem(last=False)[1][1:])
+    return kept
 
 
 def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | None:

@@ -97,12 +97,23 @@ def suit_feasible(compiled: CompiledScenario, k: int, extra: tuple | None = None
     if extra is not None:
         (s1, s2), minimum = extra
         ok &= split[:, s1] + split[:, s2] >= minimum
+    hcp, fits_in = _honour_splits()
+    hok = np.ones(256, dtype=bool)
+    for seat, r in enumerate(rules):
+        hok &= (hcp[:, seat] >= r.shcp_lo[k]) & (hcp[:, seat] <= r.shcp_hi[k])
+    return bool((fits_in & ok[:, None] & hok[None, :]).any())
+
+
+@functools.cache
+def _honour_splits() -> tuple[np.ndarray, np.ndarray]:
+    """The 256 ways to give A K Q J to the four seats: each seat's HCP `(256, seat)`, and
+    which fit in each split of a suit's lengths `(560, 256)` (the same for every scenario:
+    built once, not at each of the four suits of every scenario)."""
+    from .tables import length_vectors
+
     owners = np.array([[code // 4**r % 4 for r in range(4)] for code in range(256)])  # honour -> seat
     held = owners[:, :, None] == np.arange(4)[None, None, :]  # (256, honour, seat)
     hcp = (held * np.array(HONOUR_HCP)[None, :, None]).sum(axis=1)  # (256, seat)
     count = held.sum(axis=1)
-    hok = np.ones(256, dtype=bool)
-    for seat, r in enumerate(rules):
-        hok &= (hcp[:, seat] >= r.shcp_lo[k]) & (hcp[:, seat] <= r.shcp_hi[k])
-    fits_in = (count[None, :, :] <= split[:, None, :]).all(axis=2)  # (560, 256)
-    return bool((fits_in & ok[:, None] & hok[None, :]).any())
+    fits_in = (count[None, :, :] <= length_vectors()[:, None, :]).all(axis=2)  # (560, 256)
+    return hcp, fits_in

@@ -279,6 +279,25 @@ def test_exact_matmul_is_exact_on_large_entries():
     assert (np.rint(x.astype(float) @ y.astype(float).T).astype(np.int64).astype(object) != want).any()
 
 
+def test_exact_matmul_fixes_the_rounded_product_by_residues():
+    """Results just under 2**60 (the counts' products), where the float64 product alone is
+    off in its last bits: the residues modulo 2**20 must put them right; and results past
+    2**60 go through the limbs, exactly too."""
+    from deals.counting import exact_matmul, right_operand
+
+    gen = np.random.default_rng(2)
+    x = gen.integers(2**33, 2**34, size=(50, 441), dtype=np.int64)
+    y = gen.integers(0, 2**17, size=(60, 441), dtype=np.int64)
+    want = x.astype(object) @ y.astype(object).T
+    assert max(want.ravel()) < 2**60
+    assert (np.rint(x.astype(float) @ y.astype(float).T).astype(np.int64).astype(object) != want).any()
+    assert (exact_matmul(x, right_operand(y)).astype(object) == want).all()
+    y[0] = 2**20  # one row of results past 2**60
+    want = x.astype(object) @ y.astype(object).T
+    assert max(want[:, 0]) > 2**60
+    assert (exact_matmul(x, y).astype(object) == want).all()
+
+
 def test_exact_dot_and_sum_are_exact_past_int64():
     """Weighted totals of int64 counts pass 2**63: the limb split must give Python's exact
     result, signs included, where plain int64 arithmetic wraps around."""
@@ -293,3 +312,58 @@ def test_exact_dot_and_sum_are_exact_past_int64():
     assert exact_dot(x, y) == want_dot
     assert exact_sum(x) == sum(x.tolist())
     assert int(np.dot(x, y)) != want_dot  # int64 alone wraps
+
+
+def test_half_tables_are_the_convolutions_whatever_the_cache_holds(monkeypatch):
+    """Each row is conv(first[kx], second[ky]) (a plain 2-D convolution, below), whether the
+    cache of convolutions has it, has dropped it for lack of room, or holds none: tables with
+    equal contents under other indices, and the two tables swapped, share a cached row."""
+    from deals import counting
+
+    gen = np.random.default_rng(5)
+    first = gen.integers(0, 2**17, size=(6, 11, 11), dtype=np.int64)
+    first[3] = first[1]  # equal contents, another index
+    first[4, 5:, :] = first[4, :, 7:] = 0  # a table with zeros, as short suits have
+    second = np.concatenate([first[::-1], gen.integers(0, 2**17, size=(2, 11, 11), dtype=np.int64)])
+
+    def conv(x, y):
+        out = np.zeros((21, 21), dtype=object)
+        for i, j in np.ndindex(11, 11):
+            out[i : i + 11, j : j + 11] += int(x[i, j]) * y.astype(object)
+        return out.reshape(441)
+
+    for capacity in (0, 3, 10, 4096):
+        monkeypatch.setattr(counting, "_CONV", counting._ConvCache(capacity))
+        for _ in range(4):
+            kx = gen.integers(0, 6, size=25)
+            ky = gen.integers(0, 8, size=25)
+            got = counting.half_tables(first, second, kx, ky)
+            want = np.array([conv(first[x], second[y]) for x, y in zip(kx, ky)])
+            assert (got.astype(object) == want).all(), capacity
+        assert len(counting._CONV.keys) <= capacity
+        assert len(set(counting._CONV.slots.tolist())) == len(counting._CONV.slots)  # one row, one slot
+
+
+def test_grouped_dots_are_the_dot_products_of_each_pair():
+    """Dense groups (one product), a group with more distinct halves than a block, and sparse
+    groups (pair by pair), against Python's integers."""
+    from deals.counting import _BLOCK, grouped_dots
+
+    gen = np.random.default_rng(8)
+    f12 = gen.integers(0, 2**34, size=(700, 441), dtype=np.int64)
+    f34 = gen.integers(0, 2**20, size=(300, 441), dtype=np.int64)
+    # group 0: every half meets every half (dense, past one block); 1: a few pairs among many
+    # halves (sparse); 2: a small dense group; each half belongs to one group, as in a model.
+    a0, b0 = np.meshgrid(np.arange(_BLOCK + 40), np.arange(3), indexing="ij")
+    pairs = [(a0.ravel(), b0.ravel(), 0)]
+    pairs.append((gen.choice(np.arange(_BLOCK + 40, 650), 30, replace=False), gen.integers(3, 250, 30), 1))
+    a2, b2 = np.meshgrid(np.arange(650, 700), np.arange(250, 300), indexing="ij")
+    pairs.append((a2.ravel(), b2.ravel(), 2))
+    i12 = np.concatenate([p[0] for p in pairs])
+    i34 = np.concatenate([p[1] for p in pairs])
+    group = np.concatenate([np.full(len(p[0]), p[2]) for p in pairs]) * 7 + 3
+    shuffle = gen.permutation(len(i12))
+    i12, i34, group = i12[shuffle], i34[shuffle], group[shuffle]
+    got = grouped_dots(f12, f34, i12, i34, group)
+    want = [sum(x * y for x, y in zip(f12[a].tolist(), f34[b].tolist())) for a, b in zip(i12, i34)]
+    assert got.tolist() == want

@@ -367,3 +367,22 @@ def test_agrees_with_the_partnership_model(text):
     exact = lm.matrix_count(compiled)
     assume(exact is not None)
     assert Fraction(exact, ALL_DEALS) == PairModel(compiled.parts[0]).probability
+
+
+def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
+    """Scenarios with the same two HCP seats beside other rules for the other two reuse one
+    pair count (kept read-only), and each still agrees with the length matrices."""
+    from deals import crossing
+
+    monkeypatch.setattr(crossing, "_PAIR_COUNTS", type(crossing._PAIR_COUNTS)())
+    texts = [f"opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-4 hcp:8-12; responder S:2-4; opp2 C:{n}+" for n in (2, 3, 4)]
+    for text in texts:
+        compiled = compile_scenario(scenario(text))
+        assert cross_count(compiled) == lm.matrix_count(compiled), text
+    assert len(crossing._PAIR_COUNTS) == 1
+    (_, *arrays), = crossing._PAIR_COUNTS.values()
+    assert not any(a.flags.writeable for a in arrays)
+    monkeypatch.setattr(crossing, "PAIR_COUNTS_BYTES", 0)  # nothing kept but the last
+    compiled = compile_scenario(scenario("opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-5 hcp:8-12; opp2 C:3+"))
+    assert cross_count(compiled) == lm.matrix_count(compiled)
+    assert len(crossing._PAIR_COUNTS) == 1
