@@ -40,7 +40,6 @@ left out) and rejects the deals whose wildcard HCP fails, restarting the whole d
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from fractions import Fraction
 from itertools import product
 from math import comb
