@@ -55,7 +55,7 @@ from dsl.deck import CARDS_PER_SUIT
 
 from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
 from .exact import exact_dot
-from .length_matrices import _honour_owners, spot_ways
+from .length_matrices import honour_owners, spot_ways
 from .rng import Rng
 from .rules import CompiledScenario
 from .tables import length_vectors
@@ -224,19 +224,13 @@ class _HalfDraw:
         t = counter.tables
         self.half, self.groups = half, groups
         self._ends = np.append(half.starts[1:], len(half.c1))
-        hcp, count_index, self._vectors = _honour_owners()
+        self._vectors = honour_owners()[2]
         suits = []
         for k in (half.k1, half.k2):
             mask = int(t.mask_id[k, 0])
             code, count, ways = t.honour_table(mask)
             # the owners of each entry (HCP code, honour counts), in the entry's order
-            ok = np.ones(256, dtype=bool)
-            for s in range(4):
-                ok &= t._masks[mask, s, hcp[:, s]]
-            for axis in t.axes:
-                if not axis.open:
-                    ok &= hcp[:, axis.seat] <= axis.hi
-            owner_key = (hcp[:, [axis.seat for axis in t.axes]] @ t._digits) * 35 + count_index
+            ok, owner_key = t.honour_entries(mask)
             owners = np.flatnonzero(ok)
             owners = owners[np.argsort(owner_key[owners], kind="stable")]
             start = np.searchsorted(owner_key[owners], code * 35 + count)

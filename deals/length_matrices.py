@@ -141,7 +141,7 @@ def banded_axes(rules, dropped: int) -> tuple[tuple[HcpAxis, HcpAxis, HcpAxis], 
 
 
 @functools.cache
-def _honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For the 256 ways to give A K Q J of a suit to the four seats: HCP per seat `(256, 4)`,
     and which of the 35 honour-count vectors (honours per seat, summing to 4) it has."""
     owner = np.array([[code >> (2 * r) & 3 for r in range(4)] for code in range(256)])
@@ -155,7 +155,7 @@ def _honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def spot_ways() -> np.ndarray:
     """`[column, n]`: ways to deal a suit's nine spot cards to the seats so that, with honour
     counts n (one of 35 vectors), they hold the column's lengths (a multinomial, or 0)."""
-    vectors = _honour_owners()[2]
+    vectors = honour_owners()[2]
     spots = length_vectors()[:, None, :] - vectors[None, :, :]  # (560, 35, 4)
     factorials = np.array([factorial(k) for k in range(10)], dtype=np.int64)
     possible = (spots >= 0).all(axis=2)
@@ -317,17 +317,23 @@ class LengthMatrixCount:
         vector, how many owners), sparse. Suit tables are these weighted by spot ways."""
         kept = self._honour_tables.get(mask)
         if kept is None:
-            hcp, count_index, _ = _honour_owners()
-            ok = np.ones(256, dtype=bool)
-            for s in range(4):
-                ok &= self._masks[mask, s, hcp[:, s]]
-            for a in self.axes:
-                if not a.open:
-                    ok &= hcp[:, a.seat] <= a.hi
-            code = (hcp[:, [a.seat for a in self.axes]] @ self._digits)[ok]
-            pairs, ways = np.unique(code * 35 + count_index[ok], return_counts=True)
+            ok, key = self.honour_entries(mask)
+            pairs, ways = np.unique(key[ok], return_counts=True)
             kept = self._honour_tables[mask] = (pairs // 35, pairs % 35, ways.astype(np.float64))
         return kept
+
+    def honour_entries(self, mask: int) -> tuple[np.ndarray, np.ndarray]:
+        """For each of the 256 owners of A K Q J (`honour_owners`): whether the masks and the
+        capped axes allow it, and its entry's key, HCP code * 35 + honour-count vector (the
+        entries of `honour_table` are the distinct keys of the allowed owners)."""
+        hcp, count_index, _ = honour_owners()
+        ok = np.ones(256, dtype=bool)
+        for s in range(4):
+            ok &= self._masks[mask, s, hcp[:, s]]
+        for a in self.axes:
+            if not a.open:
+                ok &= hcp[:, a.seat] <= a.hi
+        return ok, (hcp[:, [a.seat for a in self.axes]] @ self._digits) * 35 + count_index
 
     def _suit_table(self, key: int) -> tuple[np.ndarray, np.ndarray]:
         """Suit table of key column * masks + mask id, sparse: (HCP codes, ways)."""
