@@ -215,15 +215,15 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     suits = owner.reshape(n, 4, 13)
     rows = np.arange(n)
     for k in range(4):
-        priority = rng.permutations(n, 13).astype(np.int8)  # a uniform order of the suit's 13 cards
-        priority[suits[:, k, :] != -1] = 99  # cards already held come last
+        priority = rng.permutations(n, 13, np.int8)  # a uniform order of the suit's 13 cards
+        np.copyto(priority, np.int8(99), where=suits[:, k, :] != -1)  # cards already held come last
         # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort
         # by the sorting network, not a rank by two argsorts; the free cards' priorities are distinct, and 100 is
         # the bound for lb = 13, above every priority).
         ordered = sort_short_rows(priority)
         bound = np.where(lb[:, k] < 13, ordered[rows, np.minimum(lb[:, k], 12)], np.int8(100))
-        take = priority < bound[:, None]
-        suits[:, k, :][take] = seat_b
+        # copyto with a mask, not a boolean index: no index arrays for the cards taken
+        np.copyto(suits[:, k, :], np.int8(seat_b), where=priority < bound[:, None])
 
 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
@@ -303,7 +303,7 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     # 7. spots: a uniform permutation of the nine spots of each suit
     spots_a = fa - MASK_COUNT[mask_a]
     spots_b = fb - MASK_COUNT[mask_b]
-    perm = rng.permutations(n * 4, 9).astype(np.int8)
+    perm = rng.permutations(n * 4, 9, np.int8)
     seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
     # One byte a card throughout: (n * 4, 13) rows, a suit's four honours then its nine spots.
     out = np.empty((n * 4, 13), dtype=np.int8)
