@@ -101,3 +101,20 @@ def test_equal_keys_at_a_boundary_are_drawn_again_as_before():
     got = deal_out_rest(start.copy(), Rng(a))
     assert np.array_equal(got, _dealt_by_argpartition(start.copy(), Rng(b)))
     assert a.used == b.used == 40 * 39 + 20 * 39
+
+
+@pytest.mark.parametrize("top", [5, 2**20, 2**40, 2**61])
+def test_one_search_over_the_rows_finds_what_the_row_by_row_search_finds(top):
+    from deals.part_sampler import row_search_table, search_blocks, search_rows
+
+    gen = np.random.default_rng(top % 1000)
+    for width in (1, 3, 21, 441):
+        cum = np.cumsum(gen.integers(0, top // width + 1, size=(40, width)), axis=1)
+        cum[:, -1] += 1  # every row's last entry above its targets
+        cum[3] = cum[3, -1]  # a row of one step
+        rows = gen.integers(0, 40, size=5000)
+        target = gen.integers(0, cum[rows, -1])
+        want = search_blocks(cum.ravel(), rows * width, width, target)
+        assert np.array_equal(search_rows(cum, rows, target), want)
+        assert np.array_equal(search_rows(cum, rows, target, row_search_table(cum)), want)
+        assert (row_search_table(cum) is None) == (40 * (int(cum.max()) + 1) >= 2**62)
