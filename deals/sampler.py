@@ -85,7 +85,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dsl.deck import RANK_HCP
+from dsl.deck import DECK_HCP, MAX_SUIT_HCP, RANK_HCP
 from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
@@ -96,7 +96,7 @@ from .part_sampler import draw_part
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
-from .rules import FREE, CompiledScenario, PartRules, compile_scenario
+from .rules import FREE, CompiledScenario, PartRules, SeatRule, compile_scenario
 from .tables import ALL_DEALS
 
 BATCH = 16384
@@ -119,28 +119,61 @@ if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs
     from .placement_draw import PlacementDraw
 
 
+def seat_lengths(owner: np.ndarray, seat: int) -> np.ndarray:
+    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths."""
+    return _lengths(_held(owner, seat)).astype(np.int64)
+
+
 def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths and `(n, 4)` HCP per suit."""
-    held = (owner == seat).view(np.uint8).reshape(-1, 4, 13)
-    # Column by column: numpy's sum over a short last axis pays a step per row, and only the
-    # four honours weigh HCP (a third of the time of the sums over (n, 4, 13)).
-    lengths = held[:, :, 0].astype(np.int64)
-    for rank in range(1, 13):
-        lengths += held[:, :, rank]
-    hcp = held[:, :, 0] * np.int64(_HCP[0])
+    held = _held(owner, seat)
+    hcp = held[:, :, 0] * np.uint8(_HCP[0])
     for rank in range(1, _HONOURS):
-        hcp += held[:, :, rank] * np.int64(_HCP[rank])
-    return lengths, hcp
+        hcp += held[:, :, rank] * np.uint8(_HCP[rank])
+    return _lengths(held).astype(np.int64), hcp.astype(np.int64)
+
+
+def _held(owner: np.ndarray, seat: int) -> np.ndarray:
+    return (owner == seat).view(np.uint8).reshape(-1, 4, 13)
+
+
+def _lengths(held: np.ndarray) -> np.ndarray:
+    # Column by column: numpy's sum over a short last axis pays a step per row. In bytes (a
+    # suit's 13 cards and 10 HCP fit), widened once at the end: half the time of int64 sums.
+    lengths = held[:, :, 0] + held[:, :, 1]
+    for rank in range(2, 13):
+        lengths += held[:, :, rank]
+    return lengths
+
+
+def _reads_hcp(rule: SeatRule) -> bool:
+    return (
+        rule.hcp_lo > 0
+        or rule.hcp_hi < DECK_HCP
+        or any(lo > 0 for lo in rule.shcp_lo)
+        or any(hi < MAX_SUIT_HCP for hi in rule.shcp_hi)
+        or rule.hcp_wildcard
+    )
 
 
 def part_ok(owner: np.ndarray, part: PartRules) -> np.ndarray:
+    """Which deals pass a partnership's rules. A seat's cards are read only for what its rule
+    or the fits read: nothing of a free seat without fits, its lengths alone when its rule
+    bounds no HCP (`hand_ok` is then `length_ok`: the HCP bounds it would check pass every
+    hand)."""
     ok = np.ones(owner.shape[0], dtype=bool)
     combined = 0
     for seat, rule in zip(part.seats, part.rules):
-        lengths, shcp = seat_features(owner, seat)
-        combined = combined + lengths
-        if not rule.is_free:
+        if rule.is_free and not part.fits:
+            continue
+        if _reads_hcp(rule):
+            lengths, shcp = seat_features(owner, seat)
             ok &= rule.hand_ok(lengths, shcp)
+        else:
+            lengths = seat_lengths(owner, seat)
+            if not rule.is_free:
+                ok &= rule.length_ok(lengths)
+        combined = combined + lengths
     for fit in part.fits:
         ok &= fit.ok(combined)
     return ok
