@@ -211,10 +211,11 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
         if not tied.any():
             break
         keys[tied] = rng.raw(int(tied.sum()) * m).reshape(-1, m)
-    labels = np.full((n, m), empty[-1], dtype=np.int8)
+    # np.where and np.place rather than boolean indexing: no index arrays built for the masks
+    labels = np.int8(empty[-1])
     for b, seat in reversed(list(zip(bounds, empty))):
-        labels[keys <= ordered[:, b - 1 : b]] = seat
-    owner[free] = labels.ravel()
+        labels = np.where(keys <= ordered[:, b - 1 : b], np.int8(seat), labels)
+    np.place(owner, free, labels)
     return owner
 
 
