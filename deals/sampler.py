@@ -85,10 +85,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dsl.deck import DECK_HCP, MAX_SUIT_HCP, RANK_HCP
+from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
+from .crossing import _has_hcp
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only, placement_count
@@ -96,7 +97,7 @@ from .part_sampler import draw_part
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
-from .rules import FREE, CompiledScenario, PartRules, SeatRule, compile_scenario
+from .rules import FREE, CompiledScenario, PartRules, compile_scenario
 from .tables import ALL_DEALS
 
 BATCH = 16384
@@ -146,16 +147,6 @@ def _lengths(held: np.ndarray) -> np.ndarray:
     return lengths
 
 
-def _reads_hcp(rule: SeatRule) -> bool:
-    return (
-        rule.hcp_lo > 0
-        or rule.hcp_hi < DECK_HCP
-        or any(lo > 0 for lo in rule.shcp_lo)
-        or any(hi < MAX_SUIT_HCP for hi in rule.shcp_hi)
-        or rule.hcp_wildcard
-    )
-
-
 def part_ok(owner: np.ndarray, part: PartRules) -> np.ndarray:
     """Which deals pass a partnership's rules. A seat's cards are read only for what its rule
     or the fits read: nothing of a free seat without fits, its lengths alone when its rule
@@ -166,7 +157,7 @@ def part_ok(owner: np.ndarray, part: PartRules) -> np.ndarray:
     for seat, rule in zip(part.seats, part.rules):
         if rule.is_free and not part.fits:
             continue
-        if _reads_hcp(rule):
+        if _has_hcp(rule):
             lengths, shcp = seat_features(owner, seat)
             ok &= rule.hand_ok(lengths, shcp)
         else:
