@@ -94,9 +94,9 @@ def _order(keys: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
     are equal, so any correct sort gives the same sorted rows. Short rows (the
     nine spots or 13 cards of a suit) are sorted by a sorting network run on whole columns
     (numpy sorts row by row, a call per short row), longer ones by numpy's sort of values.
-    A row where two keys agree above the index bits (about m**2 / 2**60 of the rows) is
-    ordered by an argsort of its keys, as before; so the order is the keys' argsort in every
-    row, and the permutations are the ones an argsort gives.
+    A row where two keys agree above the index bits (about m**2 / 2**60 of the long rows; short
+    ones: below) is ordered by an argsort of its keys, as before; so the order is the keys'
+    argsort in every row, and the permutations are the ones an argsort gives.
 
     The network sorts only each key's high 32 bits (its top 32 - index bits, tagged): two keys
     that differ there compare as the keys do, and a row where two agree there (about
