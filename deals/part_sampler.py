@@ -139,6 +139,36 @@ def search_blocks(flat: np.ndarray, start: np.ndarray, width: int, target: np.nd
         lo = np.where(open_ & ~gt, mid + 1, lo)
 
 
+def row_search_table(cum: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """`cum` (rows, width), each row non-decreasing and >= 0, laid end to end as one
+    non-decreasing array: row r shifted up by r * step, step above every entry. None when
+    that would pass int64 (the caller then searches row by row with `search_blocks`)."""
+    rows = cum.shape[0]
+    step = int(cum.max(initial=0)) + 1
+    if rows * step >= 2**62:
+        return None
+    return (cum + (np.arange(rows, dtype=np.int64) * step)[:, None]).ravel(), step
+
+
+_BUILD = object()  # search_rows: no table given
+
+
+def search_rows(cum: np.ndarray, rows: np.ndarray, target: np.ndarray, table=_BUILD) -> np.ndarray:
+    """`search_blocks(cum.ravel(), rows * width, width, target)` (the same values), by one
+    `searchsorted` over the rows laid end to end (`row_search_table`, or `table` if given)
+    when they fit in int64: the entries at or below row r's shifted target are every entry
+    of the rows before r (each below r * step) and those of row r at or below the target,
+    so the count less r * width is the smallest k with cum[r, k] > target. `table`: the
+    `row_search_table(cum)` kept by the caller (None included), built here when not given."""
+    width = cum.shape[1]
+    if table is _BUILD:
+        table = row_search_table(cum)
+    if table is None:
+        return search_blocks(cum.ravel(), rows * width, width, target)
+    flat, step = table
+    return np.searchsorted(flat, rows * step + target, side="right") - rows * width
+
+
 _TRI_A, _TRI_B = (np.array(t) for t in zip(*[(i, j) for i in range(11) for j in range(11 - i)]))
 _PAD = 31  # padded suit tables: HCP h at index h + 10, zeros around, so shifts need no clipping
 _TRI_OFF = (_TRI_A + 10) * _PAD + (_TRI_B + 10)
@@ -175,7 +205,7 @@ def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: 
     ]
     cum = np.cumsum(w, axis=1)
     inv = inv.ravel()
-    k = search_blocks(cum.ravel(), inv * _TRI_A.size, _TRI_A.size, rng.below(cum[inv, -1]))
+    k = search_rows(cum, inv, rng.below(cum[inv, -1]))
     return _TRI_A[k], _TRI_B[k]
 
 
@@ -208,22 +238,24 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     """Fit mode: seat b's lengths given a's (weights C(13 - a_k, b_k), fits satisfied), then
     in each suit a uniform choice of b's cards among those a does not hold."""
     n = len(idx)
-    width = model.fit_lb_cum.shape[1]
-    pick = search_blocks(model.fit_lb_cum.ravel(), idx * width, width, rng.below(model.fit_z[idx]))
+    c = _prepare(model)
+    if "fit_rows" not in c:
+        c["fit_rows"] = row_search_table(model.fit_lb_cum)
+    pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
     lb = length_vectors()[pick]
     seat_b = model.seats[1]
     suits = owner.reshape(n, 4, 13)
     rows = np.arange(n)
     for k in range(4):
-        priority = rng.permutations(n, 13).astype(np.int8)  # a uniform order of the suit's 13 cards
-        priority[suits[:, k, :] != -1] = 99  # cards already held come last
+        priority = rng.permutations(n, 13, np.int8)  # a uniform order of the suit's 13 cards
+        np.copyto(priority, np.int8(99), where=suits[:, k, :] != -1)  # cards already held come last
         # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort
         # by the sorting network, not a rank by two argsorts; the free cards' priorities are distinct, and 100 is
         # the bound for lb = 13, above every priority).
         ordered = sort_short_rows(priority)
         bound = np.where(lb[:, k] < 13, ordered[rows, np.minimum(lb[:, k], 12)], np.int8(100))
-        take = priority < bound[:, None]
-        suits[:, k, :][take] = seat_b
+        # copyto with a mask, not a boolean index: no index arrays for the cards taken
+        np.copyto(suits[:, k, :], np.int8(seat_b), where=priority < bound[:, None])
 
 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
@@ -234,8 +266,8 @@ def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     # 2. HCP (u, v) of suits 1+2: cumulative weights per distinct pair, binary search per row
     _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
     inv = inv.ravel()
-    cum = np.cumsum(t["p12"][i12[first]] * t["r34"][i34[first]], axis=1).ravel()
-    uv = search_blocks(cum, inv * 441, 441, rng.below(model.weights[idx]))
+    cum = np.cumsum(t["p12"][i12[first]] * t["r34"][i34[first]], axis=1)
+    uv = search_rows(cum, inv, rng.below(model.weights[idx]))
     u, v = uv // 21, uv % 21
     # 3. split between suits 1 and 2
     flat = _padded_tables(model, c["padded_key"])
@@ -279,7 +311,7 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
     inv = inv.ravel()
     w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
-    u = search_blocks(np.cumsum(w, axis=1).ravel(), inv * 21, 21, rng.below(model.weights[idx]))
+    u = search_rows(np.cumsum(w, axis=1), inv, rng.below(model.weights[idx]))
     flat = _padded_tables(model, c["padded_key"])
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
@@ -303,7 +335,7 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     # 7. spots: a uniform permutation of the nine spots of each suit
     spots_a = fa - MASK_COUNT[mask_a]
     spots_b = fb - MASK_COUNT[mask_b]
-    perm = rng.permutations(n * 4, 9).astype(np.int8)
+    perm = rng.permutations(n * 4, 9, np.int8)
     seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
     # One byte a card throughout: (n * 4, 13) rows, a suit's four honours then its nine spots.
     out = np.empty((n * 4, 13), dtype=np.int8)

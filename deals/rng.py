@@ -59,13 +59,14 @@ class Rng:
         r = self.below(np.full(n, total, dtype=np.int64))
         return np.searchsorted(cum, r, side="right")
 
-    def permutations(self, n: int, m: int) -> np.ndarray:
+    def permutations(self, n: int, m: int, dtype=np.intp) -> np.ndarray:
         """`n` independent uniform permutations of range(m): the ranks of m random 64-bit
         keys. A row with two equal keys is drawn again, so every permutation is exactly
-        equally likely (given distinct keys, all orders are by symmetry)."""
+        equally likely (given distinct keys, all orders are by symmetry). `dtype`: of the
+        result (np.int8 saves a copy for callers that keep a card a byte)."""
         keys = self._bg.random_raw(n * m).reshape(n, m)
         while True:
-            order, tied = _order(keys)
+            order, tied = _order(keys, dtype)
             if not tied.any():
                 return order
             keys[tied] = self._bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
@@ -84,7 +85,7 @@ class Rng:
         return out
 
 
-def _order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _order(keys: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
     """`(order, tied)`: each row's argsort (indices of its keys from the smallest up), and which
     rows hold two equal keys (their order is not used).
 
@@ -93,25 +94,33 @@ def _order(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     are equal, so any correct sort gives the same sorted rows. Short rows (the
     nine spots or 13 cards of a suit) are sorted by a sorting network run on whole columns
     (numpy sorts row by row, a call per short row), longer ones by numpy's sort of values.
-    A row where two keys agree above the index bits (about m**2 / 2**60 of the rows) is
-    ordered by an argsort of its keys, as before; so the order is the keys' argsort in every
-    row, and the permutations are the ones an argsort gives."""
+    A row where two keys agree above the index bits (about m**2 / 2**60 of the long rows; short
+    ones: below) is ordered by an argsort of its keys, as before; so the order is the keys'
+    argsort in every row, and the permutations are the ones an argsort gives.
+
+    The network sorts only each key's high 32 bits (its top 32 - index bits, tagged): two keys
+    that differ there compare as the keys do, and a row where two agree there (about
+    m**2 / 2**29 of the rows of 13) is one of the rows ordered by the argsort of its whole
+    keys. Unsigned 32-bit minimum and maximum are single vector instructions where 64-bit
+    ones are not, and move half the bytes."""
     n, m = keys.shape
     bits = max(1, (m - 1).bit_length())
-    low = np.uint64((1 << bits) - 1)
     if 0 < m <= _NETWORK_UP_TO:  # column by column: (m, n) throughout
-        srt = np.empty((m, n), dtype=np.uint64)
+        low = np.uint32((1 << bits) - 1)
+        srt = np.empty((m, n), dtype=np.uint32)
         for start in range(0, n, _BLOCK):  # a block's columns stay in the cache
-            cols = [(keys[start : start + _BLOCK, k] & ~low) | np.uint64(k) for k in range(m)]
+            high = (keys[start : start + _BLOCK] >> np.uint64(32)).astype(np.uint32)
+            cols = [(high[:, k] & ~low) | np.uint32(k) for k in range(m)]
             for i, j in _network(m):
                 cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
             srt[:, start : start + _BLOCK] = cols
         near = ((srt[1:] ^ srt[:-1]) <= low).any(axis=0)  # equal above the index bits
-        order = (srt & low).astype(np.intp).T
+        order = (srt & low).astype(dtype).T
     else:
+        low = np.uint64((1 << bits) - 1)
         srt = np.sort((keys & ~low) | np.arange(m, dtype=np.uint64)[None, :], axis=1)
         near = ((srt[:, 1:] ^ srt[:, :-1]) <= low).any(axis=1)
-        order = (srt & low).astype(np.intp)
+        order = (srt & low).astype(dtype)
     tied = np.zeros(n, dtype=bool)
     if near.any():
         rows = np.flatnonzero(near)

@@ -97,6 +97,7 @@ from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
+from .crossing import _has_hcp
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only, placement_count, scenario_count
@@ -134,28 +135,51 @@ if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs
     from .placement_draw import PlacementDraw
 
 
+def seat_lengths(owner: np.ndarray, seat: int) -> np.ndarray:
+    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths."""
+    return _lengths(_held(owner, seat)).astype(np.int64)
+
+
 def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths and `(n, 4)` HCP per suit."""
-    held = (owner == seat).view(np.uint8).reshape(-1, 4, 13)
-    # Column by column: numpy's sum over a short last axis pays a step per row, and only the
-    # four honours weigh HCP (a third of the time of the sums over (n, 4, 13)).
-    lengths = held[:, :, 0].astype(np.int64)
-    for rank in range(1, 13):
-        lengths += held[:, :, rank]
-    hcp = held[:, :, 0] * np.int64(_HCP[0])
+    held = _held(owner, seat)
+    hcp = held[:, :, 0] * np.uint8(_HCP[0])
     for rank in range(1, _HONOURS):
-        hcp += held[:, :, rank] * np.int64(_HCP[rank])
-    return lengths, hcp
+        hcp += held[:, :, rank] * np.uint8(_HCP[rank])
+    return _lengths(held).astype(np.int64), hcp.astype(np.int64)
+
+
+def _held(owner: np.ndarray, seat: int) -> np.ndarray:
+    return (owner == seat).view(np.uint8).reshape(-1, 4, 13)
+
+
+def _lengths(held: np.ndarray) -> np.ndarray:
+    # Column by column: numpy's sum over a short last axis pays a step per row. In bytes (a
+    # suit's 13 cards and 10 HCP fit), widened once at the end: half the time of int64 sums.
+    lengths = held[:, :, 0] + held[:, :, 1]
+    for rank in range(2, 13):
+        lengths += held[:, :, rank]
+    return lengths
 
 
 def part_ok(owner: np.ndarray, part: PartRules) -> np.ndarray:
+    """Which deals pass a partnership's rules. A seat's cards are read only for what its rule
+    or the fits read: nothing of a free seat without fits, its lengths alone when its rule
+    bounds no HCP (`hand_ok` is then `length_ok`: the HCP bounds it would check pass every
+    hand)."""
     ok = np.ones(owner.shape[0], dtype=bool)
     combined = 0
     for seat, rule in zip(part.seats, part.rules):
-        lengths, shcp = seat_features(owner, seat)
-        combined = combined + lengths
-        if not rule.is_free:
+        if rule.is_free and not part.fits:
+            continue
+        if _has_hcp(rule):
+            lengths, shcp = seat_features(owner, seat)
             ok &= rule.hand_ok(lengths, shcp)
+        else:
+            lengths = seat_lengths(owner, seat)
+            if not rule.is_free:
+                ok &= rule.length_ok(lengths)
+        combined = combined + lengths
     for fit in part.fits:
         ok &= fit.ok(combined)
     return ok
@@ -193,10 +217,11 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
         if not tied.any():
             break
         keys[tied] = rng.raw(int(tied.sum()) * m).reshape(-1, m)
-    labels = np.full((n, m), empty[-1], dtype=np.int8)
+    # np.where and np.place rather than boolean indexing: no index arrays built for the masks
+    labels = np.int8(empty[-1])
     for b, seat in reversed(list(zip(bounds, empty))):
-        labels[keys <= ordered[:, b - 1 : b]] = seat
-    owner[free] = labels.ravel()
+        labels = np.where(keys <= ordered[:, b - 1 : b], np.int8(seat), labels)
+    np.place(owner, free, labels)
     return owner
 
 

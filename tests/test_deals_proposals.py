@@ -101,3 +101,67 @@ def test_equal_keys_at_a_boundary_are_drawn_again_as_before():
     got = deal_out_rest(start.copy(), Rng(a))
     assert np.array_equal(got, _dealt_by_argpartition(start.copy(), Rng(b)))
     assert a.used == b.used == 40 * 39 + 20 * 39
+
+
+@pytest.mark.parametrize("top", [5, 2**20, 2**40, 2**61])
+def test_one_search_over_the_rows_finds_what_the_row_by_row_search_finds(top):
+    from deals.part_sampler import row_search_table, search_blocks, search_rows
+
+    gen = np.random.default_rng(top % 1000)
+    for width in (1, 3, 21, 441):
+        cum = np.cumsum(gen.integers(0, top // width + 1, size=(40, width)), axis=1)
+        cum[:, -1] += 1  # every row's last entry above its targets
+        cum[3] = cum[3, -1]  # a row of one step
+        rows = gen.integers(0, 40, size=5000)
+        target = gen.integers(0, cum[rows, -1])
+        want = search_blocks(cum.ravel(), rows * width, width, target)
+        assert np.array_equal(search_rows(cum, rows, target), want)
+        assert np.array_equal(search_rows(cum, rows, target, row_search_table(cum)), want)
+        assert (row_search_table(cum) is None) == (40 * (int(cum.max()) + 1) >= 2**62)
+
+
+def _part_ok_reading_everything(owner, part):
+    """`part_ok` as it was: every seat's lengths and HCP, `hand_ok` for every ruled seat."""
+    ok = np.ones(owner.shape[0], dtype=bool)
+    combined = 0
+    for seat, rule in zip(part.seats, part.rules):
+        lengths, shcp = seat_features(owner, seat)
+        combined = combined + lengths
+        if not rule.is_free:
+            ok &= rule.hand_ok(lengths, shcp)
+    for fit in part.fits:
+        ok &= fit.ok(combined)
+    return ok
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15",
+        "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",
+        "opener S:5+ H:0-3 shape:balanced; responder D:4-6",  # lengths only
+        "opener hcp:0-37; responder hcp:3+",  # bounds that pass every hand, and one that does not
+        "opener x:4+ xhcp:3+; responder Shcp:0-9",  # the wildcard's HCP, a suit's HCP upper bound
+        "fit:S8+ opener S:3+",  # a free seat read by the fit
+    ],
+)
+def test_part_ok_reading_only_what_the_rules_read_agrees_with_reading_everything(text):
+    import dsl
+    from deals.rules import compile_scenario
+    from deals.sampler import part_ok
+
+    owner = _owners(20_000, 5)
+    for scenario in dsl.parse_scenarios(text):
+        for part in compile_scenario(scenario).constrained_parts:
+            got = part_ok(owner, part)
+            assert np.array_equal(got, _part_ok_reading_everything(owner, part))
+            assert 0 < got.sum() < len(owner)
+
+
+def test_seat_lengths_are_the_lengths_of_seat_features():
+    from deals.sampler import seat_lengths
+
+    owner = _owners(300, 2)
+    for seat in range(4):
+        got = seat_lengths(owner, seat)
+        assert got.dtype == np.int64 and np.array_equal(got, seat_features(owner, seat)[0])

@@ -82,3 +82,26 @@ def test_short_rows_are_sorted_as_numpy_sorts_them(m, dtype):
     values[::7, 0] = values[::7, -1]  # equal values too
     got = sort_short_rows(values)
     assert got.dtype == values.dtype and np.array_equal(got, np.sort(values, axis=1))
+
+
+@pytest.mark.parametrize("m", [9, 13, 16])
+def test_keys_equal_in_their_high_bits_are_ordered_by_their_whole_value(m):
+    # The network compares only each key's top 32 - 4 bits: keys that agree there and differ
+    # anywhere below (in the dropped low word or in the bits under the index tag) must still
+    # come out in the order of their whole values.
+    gen = np.random.default_rng(m + 100)
+    keys = gen.integers(0, 2**63, size=(60, m)).astype(np.uint64)
+    keys[0::4, 1] = keys[0::4, 0] ^ np.uint64(1)  # differ in the lowest bit
+    keys[1::4, 3] = keys[1::4, 2] ^ np.uint64(1 << 31)  # in the top bit of the low word
+    keys[2::4, 5] = keys[2::4, 4] ^ np.uint64(1 << 35)  # under the tag of the high word
+    keys[3::4, m - 1] = keys[3::4, 0] ^ np.uint64(1 << 36)  # just above it: no fallback needed
+    values = keys.ravel()
+    got = Rng(_Keys(values)).permutations(60, m)
+    assert np.array_equal(got, _sorted_permutations(_Keys(values), 60, m))
+
+
+@pytest.mark.parametrize("m", [9, 13, 20])
+def test_permutations_in_a_small_dtype_are_the_same_values(m):
+    wide = make_rng(11, m).permutations(5000, m)
+    small = make_rng(11, m).permutations(5000, m, np.int8)
+    assert small.dtype == np.int8 and np.array_equal(small, wide)

@@ -198,6 +198,28 @@ def test_draws_from_partial_and_full_tables_are_the_same(monkeypatch, text):
     assert np.array_equal(small, full)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fit:H8+ opener H:5+ hcp:12-21; responder x:0-1 xhcp:0 hcp:10-15",  # pair mode
+        "opener H:7+ x:0-1 hcp:5-10",  # rest mode
+        "opp1 hcp:8+ H:5+; opp2 fit:9+",  # fit mode
+    ],
+)
+def test_draws_by_one_search_over_the_rows_are_those_of_the_row_by_row_search(monkeypatch, text):
+    """`search_rows` (one searchsorted over the rows laid end to end) against its fallback,
+    the row-by-row binary search of before, on every step of the draw that uses it."""
+    from deals import part_sampler
+    from deals.counting import PairModel
+    from deals.part_sampler import draw_part
+
+    part = next(p for p in ScenarioSampler(dsl.parse_scenarios(text)[0]).parts)
+    fast = draw_part(PairModel(part), 3000, make_rng(9))
+    monkeypatch.setattr(part_sampler, "row_search_table", lambda cum: None)
+    plain = draw_part(PairModel(part), 3000, make_rng(9))
+    assert np.array_equal(fast, plain)
+
+
 #: Four seats with wide HCP ranges and one length rule that hardly binds: millions of length
 #: matrices, tables past the column products' budget (and not HCP totals only, which
 #: `deals.honour_placements` counts), so its probability is estimated.
