@@ -34,7 +34,7 @@ from itertools import combinations
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT, MAX_HAND_HCP, MAX_SUIT_HCP
+from dsl.deck import CARDS_PER_SUIT
 
 from .counting import PairModel, length_pairs
 from .exact import exact_dot
@@ -47,24 +47,14 @@ MAX_CROSS_PAIRS = 250_000
 MAX_ENUMERATED = 20_000_000
 
 
-def _has_hcp(rule: SeatRule) -> bool:
-    return (
-        rule.hcp_lo > 0
-        or rule.hcp_hi < MAX_HAND_HCP
-        or any(lo > 0 for lo in rule.shcp_lo)
-        or any(hi < MAX_SUIT_HCP for hi in rule.shcp_hi)
-        or rule.hcp_wildcard
-    )
-
-
 def _ranges_only(rule: SeatRule) -> bool:
-    return rule.wildcard is None and rule.shape is None and not _has_hcp(rule)
+    return rule.wildcard is None and rule.shape is None and not rule.reads_hcp
 
 
 def cross_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when not covered."""
     rules = compiled.seat_rules
-    hcp_seats = [s for s in range(4) if _has_hcp(rules[s])]
+    hcp_seats = [s for s in range(4) if rules[s].reads_hcp]
     if len(hcp_seats) > 2:
         return None
     others = sorted((s for s in range(4) if s not in hcp_seats), key=lambda s: rules[s].is_free)

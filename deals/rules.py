@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dsl.deck import DECK_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
+from dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
 from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS
 
 from . import reasons
@@ -58,6 +58,17 @@ class SeatRule:
     def hcp_wildcard(self) -> bool:
         """A wildcard whose HCP part cannot be decided from lengths alone."""
         return self.wildcard is not None and self.wildcard.constrains_hcp
+
+    @property
+    def reads_hcp(self) -> bool:
+        """Does any bound of the rule (total, a suit's, a wildcard's) depend on the HCP held?"""
+        return (
+            self.hcp_lo > 0
+            or self.hcp_hi < MAX_HAND_HCP
+            or any(lo > 0 for lo in self.shcp_lo)
+            or any(hi < MAX_SUIT_HCP for hi in self.shcp_hi)
+            or self.hcp_wildcard
+        )
 
     def length_ok(self, lengths: np.ndarray) -> np.ndarray:
         """`(n, 4)` lengths -> which pass every length-only condition (ranges, shape, and the

@@ -97,7 +97,6 @@ from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
 from .counting import PairModel, length_pairs
-from .crossing import _has_hcp
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only, placement_count, scenario_count
@@ -172,7 +171,7 @@ def part_ok(owner: np.ndarray, part: PartRules) -> np.ndarray:
     for seat, rule in zip(part.seats, part.rules):
         if rule.is_free and not part.fits:
             continue
-        if _has_hcp(rule):
+        if rule.reads_hcp:
             lengths, shcp = seat_features(owner, seat)
             ok &= rule.hand_ok(lengths, shcp)
         else:
