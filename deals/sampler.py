@@ -341,9 +341,22 @@ class ScenarioSampler:
         ok = np.ones(owner.shape[0], dtype=bool)
         if self._draws_scenario:
             return ok  # the placements are the scenario itself
+        held = self._core_holds
         for part in self.checked:
-            ok &= part_ok(owner, part)
+            if part is not held:
+                ok &= part_ok(owner, part)
         return ok
+
+    @property
+    def _core_holds(self) -> PartRules | None:
+        """The partnership whose rules every proposal satisfies by construction, so that
+        checking it again would reject nothing: the core's own, when it is a whole
+        partnership of the scenario drawn by its model (no wildcard HCP, which the model leaves
+        out) and no exact superset has replaced it."""
+        core = self.core
+        if self.exact_draw is not None or core is None or any(r.hcp_wildcard for r in core.rules):
+            return None
+        return next((p for p in self.checked if p == core.part), None)
 
     def _expected_rate(self) -> float:
         if self.core is None:

@@ -255,3 +255,29 @@ def test_model_cache_keeps_to_its_byte_budget(monkeypatch):
     monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 10**9)
     again = sampler_module.pair_model(models[-1].part)
     assert again is models[-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "skips"),
+    [
+        ("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", True),  # benchmark E: the defence, fit mode
+        ("opener H:5+ hcp:12-21; responder H:4+ C:0-1 hcp:10-15; opp1 hcp:0-15", True),  # pair mode
+        ("fit:S8+ opener S:5+ hcp:12-14; opp1 hcp:0-10", True),  # a seat and its fit
+        ("fit:H8+ opener hcp:15-17; responder H:4+ hcp:8+; opp1 S:5+", False),  # the core is a seat alone
+        # the core is the partnership, but its model leaves the wildcard's HCP to the check
+        ("opener hcp:11-15 x:5+ xhcp:4+; responder H:4+ C:0-1 hcp:10-15; opp1 hcp:0-15", False),
+    ],
+)
+def test_the_partnership_the_core_is_drawn_from_holds_on_every_proposal_so_its_check_is_skipped(text, skips):
+    from deals.sampler import part_ok
+
+    sampler = ScenarioSampler(dsl.parse(text).scenarios[0])
+    assert (sampler._core_holds is not None) == skips
+    owner = sampler._proposals(4000, make_rng(5))
+    if skips:
+        assert part_ok(owner, sampler._core_holds).all()
+    # what is skipped rejects nothing: the accepted rows are those of a full check
+    full = np.ones(len(owner), dtype=bool)
+    for part in sampler.checked:
+        full &= part_ok(owner, part)
+    assert np.array_equal(sampler._accept(owner), full)
