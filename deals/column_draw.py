@@ -55,10 +55,10 @@ from dsl.deck import CARDS_PER_SUIT
 
 from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
 from .exact import exact_dot
-from .length_matrices import honour_owners, spot_ways
+from .length_matrices import spot_ways
 from .rng import Rng
 from .rules import CompiledScenario
-from .tables import length_vectors
+from .tables import honour_owners, length_vectors
 
 #: The most the drawing tables may weigh (A, B, R(B) per group, the cells' meeting relation).
 MAX_DRAW_BYTES = 120 * 2**20

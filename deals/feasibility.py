@@ -20,7 +20,6 @@ from dsl.deck import (
     CARDS_PER_SUIT,
     DECK_HCP,
     HAND_CARDS,
-    HONOUR_HCP,
     MAX_HAND_HCP,
     MAX_SUIT_HCP,
     SEAT_ROLE,
@@ -106,14 +105,12 @@ def suit_feasible(compiled: CompiledScenario, k: int, extra: tuple | None = None
 
 @functools.cache
 def _honour_splits() -> tuple[np.ndarray, np.ndarray]:
-    """The 256 ways to give A K Q J to the four seats: each seat's HCP `(256, seat)`, and
-    which fit in each split of a suit's lengths `(560, 256)` (the same for every scenario:
-    built once, not at each of the four suits of every scenario)."""
-    from .tables import length_vectors
+    """The 256 ways to give A K Q J to the four seats (`tables.honour_owners`): each seat's
+    HCP `(256, seat)`, and which fit in each split of a suit's lengths `(560, 256)` (the same
+    for every scenario: built once, not at each of the four suits of every scenario)."""
+    from .tables import honour_owners, length_vectors
 
-    owners = np.array([[code // 4**r % 4 for r in range(4)] for code in range(256)])  # honour -> seat
-    held = owners[:, :, None] == np.arange(4)[None, None, :]  # (256, honour, seat)
-    hcp = (held * np.array(HONOUR_HCP)[None, :, None]).sum(axis=1)  # (256, seat)
-    count = held.sum(axis=1)
+    hcp, count_index, vectors = honour_owners()
+    count = vectors[count_index]  # (256, seat): honours held
     fits_in = (count[None, :, :] <= length_vectors()[:, None, :]).all(axis=2)  # (560, 256)
     return hcp, fits_in

@@ -59,13 +59,13 @@ from math import factorial, prod
 
 import numpy as np
 
-from dsl.deck import DECK_HCP, HONOUR_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
+from dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
 from .rules import CompiledScenario, SeatRule
 from .symmetry import representatives, suit_classes
-from .tables import length_code, length_vectors
+from .tables import honour_owners, length_code, length_vectors
 
 #: Give up (None) past this many admissible length matrices, or this many multiply-adds.
 MAX_MATRICES = 2_500_000
@@ -138,17 +138,6 @@ def banded_axes(rules, dropped: int) -> tuple[tuple[HcpAxis, HcpAxis, HcpAxis], 
         bottom = max(lo[s], DECK_HCP - hi[dropped] - sum(hi[t] for t in others))
         axes.append(HcpAxis(s, bottom, max(top, 0), exact=True))  # bottom > top: nothing passes
     return tuple(axes), SumBand(dropped, DECK_HCP - hi[dropped], DECK_HCP - lo[dropped])  # type: ignore[return-value]
-
-
-@functools.cache
-def honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For the 256 ways to give A K Q J of a suit to the four seats: HCP per seat `(256, 4)`,
-    and which of the 35 honour-count vectors (honours per seat, summing to 4) it has."""
-    owner = np.array([[code >> (2 * r) & 3 for r in range(4)] for code in range(256)])
-    held = owner[:, :, None] == np.arange(4)[None, None, :]  # (owners, honour, seat)
-    counts = held.sum(axis=1)
-    vectors, count_index = np.unique(counts, axis=0, return_inverse=True)
-    return (held * np.array(HONOUR_HCP)[None, :, None]).sum(axis=1), count_index.ravel(), vectors
 
 
 @functools.cache

@@ -44,6 +44,19 @@ def honour_splits() -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.cache
+def honour_owners() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the 256 ways to give A K Q J of a suit to the four seats (way `code`: honour r,
+    A first, goes to seat `code >> 2 * r & 3`): HCP per seat `(256, 4)`, which of the 35
+    honour-count vectors it has `(256,)`, and those vectors `(35, 4)` (honours per seat,
+    summing to 4)."""
+    owner = np.array([[code >> (2 * r) & 3 for r in range(4)] for code in range(256)])
+    held = owner[:, :, None] == np.arange(4)[None, None, :]  # (owners, honour, seat)
+    counts = held.sum(axis=1)
+    vectors, count_index = np.unique(counts, axis=0, return_inverse=True)
+    return (held * np.array(HONOUR_HCP)[None, :, None]).sum(axis=1), count_index.ravel(), vectors
+
+
+@functools.cache
 def comb_table() -> np.ndarray:
     """`[n, k]` = C(n, k) for 0 <= n, k <= 52, as int64 (0 when k > n); C(52, 26) < 2**63."""
     out = np.zeros((53, 53), dtype=np.int64)
