@@ -110,10 +110,7 @@ def _order(keys: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
         srt = np.empty((m, n), dtype=np.uint32)
         for start in range(0, n, _BLOCK):  # a block's columns stay in the cache
             high = (keys[start : start + _BLOCK] >> np.uint64(32)).astype(np.uint32)
-            cols = [(high[:, k] & ~low) | np.uint32(k) for k in range(m)]
-            for i, j in _network(m):
-                cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
-            srt[:, start : start + _BLOCK] = cols
+            srt[:, start : start + _BLOCK] = _network_sorted([(high[:, k] & ~low) | np.uint32(k) for k in range(m)])
         near = ((srt[1:] ^ srt[:-1]) <= low).any(axis=0)  # equal above the index bits
         order = (srt & low).astype(dtype).T
     else:
@@ -140,11 +137,16 @@ def sort_short_rows(values: np.ndarray) -> np.ndarray:
         return np.sort(values, axis=1)
     out = np.empty((m, n), dtype=values.dtype)
     for start in range(0, n, _BLOCK):
-        cols = [values[start : start + _BLOCK, k] for k in range(m)]
-        for i, j in _network(m):
-            cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
-        out[:, start : start + _BLOCK] = cols
+        out[:, start : start + _BLOCK] = _network_sorted([values[start : start + _BLOCK, k] for k in range(m)])
     return out.T
+
+
+def _network_sorted(cols: list[np.ndarray]) -> list[np.ndarray]:
+    """Equal-length columns sorted across by the sorting network: afterwards, at every
+    position, cols[0] <= cols[1] <= ... (each comparator a vector minimum and maximum)."""
+    for i, j in _network(len(cols)):
+        cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
+    return cols
 
 
 #: Rows of up to this many keys go through the sorting network (48 comparators for 13 keys).
