@@ -8,7 +8,7 @@ per-suit HCP: every rule but the disjunctions over several suits) is drawn backw
 through that sum, so that each of its deals comes out with the same probability:
 
 1. (p, a), a a cell of the first half, with weight A_p[a] * R(B_p)[a]. The products pass
-   int64: as in `deals.exact_choice.BigChoice`, they are rounded up to multiples of 2**s
+   int64: as in `deals.exact_choice.draw_rounded`, they are rounded up to multiples of 2**s
    (s the least shift that keeps their total inside int64; from float64 products with a
    margin, so never below), (p, a) is drawn by the rounded weights (one int64 cumulative
    sum over every pair and live cell) and kept with probability exact / rounded by an
@@ -55,6 +55,7 @@ from dsl.deck import CARDS_PER_SUIT
 
 from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
 from .exact import exact_dot
+from .exact_choice import draw_rounded
 from .length_matrices import spot_ways
 from .rng import Rng
 from .rules import CompiledScenario
@@ -99,7 +100,7 @@ class ColumnDraw:
         #: The positive term's count: the deals this draws from.
         self.count = exact_dot(self._A[self._ra], self._R[self._rb]) if len(self._ra) else 0
         # step 1's weights A * R(B) rounded up to multiples of 2**shift within int64, and
-        # the rounding undone by an exact test (as `deals.exact_choice.BigChoice`)
+        # the rounding undone by an exact test (`deals.exact_choice.draw_rounded`)
         entries = len(self._ra) * self._live
         self._shift = max(0, self.count.bit_length() + max(entries, 1).bit_length() - _TOTAL_BITS)
         if self._shift == 0:
@@ -138,24 +139,14 @@ class ColumnDraw:
 
     def _pairs_and_cells(self, n: int, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
         """Step 1: n (meeting pair, live cell of the first half), by A * R(B)."""
-        pair, cell = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-        while len(pair) < n:
-            idx = rng.choose_cumulative(self._cum, n - len(pair))
+        shift, mask = self._shift, (1 << self._shift) - 1
+
+        def exact(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             p, c = np.divmod(idx, self._live)
-            if self._shift:
-                rounded = self._cum[idx] - np.where(idx > 0, self._cum[idx - 1], 0)
-                q = rng.below(rounded)
-                r = rng.below(np.full(len(idx), 1 << self._shift, dtype=np.int64))
-                exact = [x * y for x, y in zip(self._A[self._ra[p], c].tolist(), self._R[self._rb[p], c].tolist())]
-                mask = (1 << self._shift) - 1
-                shift = self._shift
-                keep = np.array(
-                    [qq < w >> shift or (qq == w >> shift and rr < w & mask) for qq, rr, w in zip(q.tolist(), r.tolist(), exact)],
-                    dtype=bool,
-                )
-                p, c = p[keep], c[keep]
-            pair, cell = np.concatenate([pair, p]), np.concatenate([cell, c])
-        return pair, cell
+            w = [x * y for x, y in zip(self._A[self._ra[p], c].tolist(), self._R[self._rb[p], c].tolist())]
+            return np.array([v >> shift for v in w], dtype=np.int64), np.array([v & mask for v in w], dtype=np.int64)
+
+        return np.divmod(draw_rounded(self._cum, shift, exact, n, rng), self._live)
 
     def draw(self, n: int, rng: Rng) -> np.ndarray:
         """`(n, 52)` seat-of-card int8 rows, uniform over the positive term, independent."""

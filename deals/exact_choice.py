@@ -39,16 +39,25 @@ class BigChoice:
         self.low = np.array([w & (unit - 1) for w in weights], dtype=np.int64)
 
     def draw(self, n: int, rng: Rng) -> np.ndarray:
-        out = np.empty(0, dtype=np.int64)
-        while len(out) < n:
-            idx = rng.choose_cumulative(self.cum, n - len(out))
-            if self.shift:
-                q = rng.below(self.rounded[idx])
-                r = rng.below(np.full(len(idx), 1 << self.shift, dtype=np.int64))
-                keep = (q < self.high[idx]) | ((q == self.high[idx]) & (r < self.low[idx]))
-                idx = idx[keep]
-            out = np.concatenate([out, idx])
-        return out
+        return draw_rounded(self.cum, self.shift, lambda idx: (self.high[idx], self.low[idx]), n, rng)
+
+
+def draw_rounded(cum: np.ndarray, shift: int, exact, n: int, rng: Rng) -> np.ndarray:
+    """`n` indices, each with probability exactly W_i / sum(W), drawn as the module docstring
+    says: `cum` the int64 running sums of the rounded weights (each at least W_i / 2**shift),
+    `exact(idx)` the drawn weights W split as (W >> shift, W & (2**shift - 1)), int64 arrays,
+    asked only for the indices drawn (a caller whose weights are products need not hold them
+    all as Python ints)."""
+    out = np.empty(0, dtype=np.int64)
+    while len(out) < n:
+        idx = rng.choose_cumulative(cum, n - len(out))
+        if shift:
+            q = rng.below(cum[idx] - np.where(idx > 0, cum[idx - 1], 0))
+            r = rng.below(np.full(len(idx), 1 << shift, dtype=np.int64))
+            high, low = exact(idx)
+            idx = idx[(q < high) | ((q == high) & (r < low))]
+        out = np.concatenate([out, idx])
+    return out
 
 
 class GroupedWeights:
