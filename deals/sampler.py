@@ -520,18 +520,18 @@ def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
 
 
 def positive_term(compiled: CompiledScenario) -> CompiledScenario:
-    """The scenario without its disjunctions over several suits (wildcards over several
-    suits or with an HCP part, fits in one of several suits): what `deals.column_draw`
-    draws from, up to a wildcard whose other candidates no column can pass (then a
-    superset of it: an estimate, only to decide whether to build those tables)."""
+    """The scenario without its disjunctions over several suits
+    (`column_products.over_several_suits`): what `deals.column_draw` draws from."""
     from dataclasses import replace
 
+    from .column_products import over_several_suits
+
     def kept(rule):
-        w = rule.wildcard
-        return rule if w is None or (len(w.candidates) == 1 and not rule.hcp_wildcard) else replace(rule, wildcard=None)
+        return replace(rule, wildcard=None) if over_several_suits(rule) else rule
 
     parts = tuple(
-        replace(p, rules=tuple(kept(r) for r in p.rules), fits=tuple(f for f in p.fits if len(f.suits) == 1)) for p in compiled.parts
+        replace(p, rules=tuple(kept(r) for r in p.rules), fits=tuple(f for f in p.fits if not over_several_suits(f)))
+        for p in compiled.parts
     )
     return replace(compiled, seat_rules=tuple(kept(r) for r in compiled.seat_rules), parts=parts)
 
