@@ -68,8 +68,13 @@ expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever
 rate: benchmark C's 100,000 deals take it), and keeps it when its count times that cost is
 below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
 honour placements, so that its tables are not built in vain; one such table is kept, up to
-`column_draw.MAX_DRAW_BYTES`). Estimated scenarios keep their core (the estimate is a rate
-of that core's proposals).
+`column_draw.MAX_DRAW_BYTES`). A fourth covers a scenario rare by its disjunctions over
+several suits: the union of the terms that pin each to one suit (`deals.union_draw`: exactly
+the scenario, each deal kept with probability 1 / the terms holding it), built when the
+deals asked would pay for `UNION_PROPOSALS_PER_CLASS` proposals a class of its tables plus
+its own, and kept when its sum of term counts times `COLUMN_PROPOSAL_COST` is below the
+best (benchmark E, whose core accepts 30%, keeps the core). Estimated scenarios keep their
+core (the estimate is a rate of that core's proposals).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -123,6 +128,13 @@ COLUMN_DRAW_FROM = 40_000
 #: ... and kept when its count times this (its proposals cost about that many of the core's,
 #: measured on benchmark C) is below the best superset's.
 COLUMN_PROPOSAL_COST = 3
+#: The union of cover terms (`deals.union_draw`, disjunctions over several suits pinned to
+#: one suit each) is built when the proposals expected by rejection are at least this many
+#: per class of its terms (a class's tables cost about as much: 0.2-0.5 s) plus what its own
+#: proposals cost for the deals asked, if it accepted half of them ...
+UNION_PROPOSALS_PER_CLASS = 50_000
+#: ... and has at most this many classes (benchmark E's 64 terms are 5).
+UNION_MAX_CLASSES = 8
 #: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
 DRAWS_CACHE_SIZE = 2
 _HCP = np.array(RANK_HCP, dtype=np.int64)
@@ -132,6 +144,7 @@ if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs
     from .column_draw import ColumnDraw
     from .length_draw import LengthDraw
     from .placement_draw import PlacementDraw
+    from .union_draw import UnionDraw
 
 
 def seat_lengths(owner: np.ndarray, seat: int) -> np.ndarray:
@@ -270,7 +283,7 @@ class ScenarioSampler:
         self.probability: Probability | None = None
         #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
         #: `batches` has found it rarer than the core's; it then proposes every deal.
-        self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | None = None
+        self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | UnionDraw | None = None
         self._supersets_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
         self._draws_scenario = False  # the exact draw is the scenario itself: nothing to check
@@ -409,12 +422,32 @@ class ScenarioSampler:
         if positive is not None:
             columns = column_draw(self.compiled)
             if columns is not None and columns.count * COLUMN_PROPOSAL_COST < best:
-                self.exact_draw = columns
+                self.exact_draw, best = columns, columns.count * COLUMN_PROPOSAL_COST
                 # no disjunction dropped: the positive term is the scenario, nothing to check
                 assert self.probability is not None and self.probability.fraction is not None
                 self._draws_scenario = columns.count == self.probability.fraction * ALL_DEALS
+        if columns_pay:
+            assert self.probability is not None and self.probability.fraction is not None
+            self._try_union(left, float(left * best / (self.probability.fraction * ALL_DEALS)), best)
         if self.exact_draw is not None:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
+
+    def _try_union(self, left: int, proposals: float, best: int) -> None:
+        """Take the union of cover terms (`deals.union_draw`) when the scenario has
+        disjunctions over several suits, the `proposals` expected by the best so far (in
+        core proposals) would pay
+        for its tables and its own proposals (`UNION_PROPOSALS_PER_CLASS`), and its sum of
+        term counts, at `COLUMN_PROPOSAL_COST` a proposal, is below the best superset's
+        count `best` so far (a count of proposals weighed by their cost)."""
+        from .union_draw import class_count
+
+        classes = class_count(self.compiled, UNION_MAX_CLASSES)
+        if not classes or proposals < classes * UNION_PROPOSALS_PER_CLASS + 2 * COLUMN_PROPOSAL_COST * left:
+            return
+        union = union_draw(self.compiled)
+        if union is not None and union.count * COLUMN_PROPOSAL_COST < best:
+            self.exact_draw = union
+            self._draws_scenario = True  # its deals are the scenario's: the 1 / m test is in the draw
 
     def _prove_or_give_up(self) -> None:
         """No deal found yet: count the partnerships not counted so far (an empty one proves
@@ -517,6 +550,15 @@ def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
     from .column_draw import column_draw as build
 
     return build(compiled)
+
+
+@functools.lru_cache(maxsize=1)  # a few column draws' tables each: one is kept
+def union_draw(compiled: CompiledScenario) -> UnionDraw | None:
+    """The drawing tables of a scenario's union of cover terms, or None when
+    `deals.union_draw` does not draw it."""
+    from .union_draw import union_draw as build
+
+    return build(compiled, UNION_MAX_CLASSES)
 
 
 def positive_term(compiled: CompiledScenario) -> CompiledScenario:
