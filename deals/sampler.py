@@ -129,9 +129,11 @@ COLUMN_DRAW_FROM = 40_000
 #: measured on benchmark C) is below the best superset's.
 COLUMN_PROPOSAL_COST = 3
 #: The union of cover terms (`deals.union_draw`, disjunctions over several suits pinned to
-#: one suit each) is built when the proposals expected by rejection are at least this many
-#: per class of its terms (a class's tables cost about as much: 0.2-0.5 s) plus what its own
-#: proposals cost for the deals asked, if it accepted half of them ...
+#: one suit each) is built when the proposals expected from the best superset so far exceed
+#: its own (column-drawn, this many a deal: its terms overlap little; benchmark E's 1.2) ...
+UNION_OVERLAP = 1.25
+#: ... by this many core proposals per class of its terms (a class's tables cost about as
+#: much: 0.2-0.5 s) ...
 UNION_PROPOSALS_PER_CLASS = 50_000
 #: ... and has at most this many classes (benchmark E's 64 terms are 5).
 UNION_MAX_CLASSES = 8
@@ -412,9 +414,11 @@ class ScenarioSampler:
             if placements < best:
                 self.exact_draw, best = placement_draw(bounds), placements
                 self._draws_scenario = self._hcp_only
+        # the union first: its terms are inside the positive term, and rarely overlap
+        union = columns_pay and self._try_union(left, best)
         # when the positive term is HCP totals only (benchmark E), its count first (in
         # milliseconds), and its tables only if they would be kept; else the tables count it
-        positive = positive_term(self.compiled) if columns_pay else None
+        positive = positive_term(self.compiled) if columns_pay and not union else None
         if positive is not None and hcp_only(positive):
             count = scenario_count(positive)
             if count is not None and count * COLUMN_PROPOSAL_COST >= best:
@@ -426,28 +430,30 @@ class ScenarioSampler:
                 # no disjunction dropped: the positive term is the scenario, nothing to check
                 assert self.probability is not None and self.probability.fraction is not None
                 self._draws_scenario = columns.count == self.probability.fraction * ALL_DEALS
-        if columns_pay:
-            assert self.probability is not None and self.probability.fraction is not None
-            self._try_union(left, float(left * best / (self.probability.fraction * ALL_DEALS)), best)
         if self.exact_draw is not None:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
-    def _try_union(self, left: int, proposals: float, best: int) -> None:
+    def _try_union(self, left: int, best: int) -> bool:
         """Take the union of cover terms (`deals.union_draw`) when the scenario has
-        disjunctions over several suits, the `proposals` expected by the best so far (in
-        core proposals) would pay
-        for its tables and its own proposals (`UNION_PROPOSALS_PER_CLASS`), and its sum of
-        term counts, at `COLUMN_PROPOSAL_COST` a proposal, is below the best superset's
-        count `best` so far (a count of proposals weighed by their cost)."""
+        disjunctions over several suits, the proposals that `left` deals expect from the
+        best superset so far (`best`: its count weighed by its proposals' cost, in core
+        proposals) exceed the union's own (at `COLUMN_PROPOSAL_COST`, `UNION_OVERLAP` a
+        deal) by its tables' cost (`UNION_PROPOSALS_PER_CLASS` a class), and its sum of term
+        counts at that cost is below `best`. Returns whether it was taken."""
         from .union_draw import class_count
 
+        assert self.probability is not None and self.probability.fraction is not None
+        proposals = float(left * best / (self.probability.fraction * ALL_DEALS))
+        own = COLUMN_PROPOSAL_COST * UNION_OVERLAP * left
         classes = class_count(self.compiled, UNION_MAX_CLASSES)
-        if not classes or proposals < classes * UNION_PROPOSALS_PER_CLASS + 2 * COLUMN_PROPOSAL_COST * left:
-            return
+        if not classes or proposals - own < classes * UNION_PROPOSALS_PER_CLASS:
+            return False
         union = union_draw(self.compiled)
-        if union is not None and union.count * COLUMN_PROPOSAL_COST < best:
-            self.exact_draw = union
-            self._draws_scenario = True  # its deals are the scenario's: the 1 / m test is in the draw
+        if union is None or union.count * COLUMN_PROPOSAL_COST >= best:
+            return False
+        self.exact_draw = union
+        self._draws_scenario = True  # its deals are the scenario's: the 1 / m test is in the draw
+        return True
 
     def _prove_or_give_up(self) -> None:
         """No deal found yet: count the partnerships not counted so far (an empty one proves

@@ -19,7 +19,7 @@ passes). A deal d of S comes out with probability sum over the m(d) terms holdin
 six-card suits in one hand, two fits of nine).
 
 Terms equal up to an order of the suits share their tables: each term is brought to the
-canonical order of its class (the least `repr` over the 24 orders), the class's tables are
+canonical order of its class (its suits sorted by what the rules say of each), the class's tables are
 built once, and a deal drawn there gets the term's order of suits back. Benchmark E's 64
 terms are 5 classes; a scenario naming a suit (`opener S:3+ x:5+`) has fewer shared.
 """
@@ -27,7 +27,7 @@ terms are 5 classes; a scenario naming a suit (`opener S:3+ x:5+`) has fewer sha
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import permutations, product
+from itertools import product
 
 import numpy as np
 
@@ -43,13 +43,12 @@ from .sampler import seat_features
 #: The most terms (the product of the disjunctions' suits) the union is tried with.
 MAX_TERMS = 256
 _SUITS = 4
-_ORDERS = tuple(permutations(range(_SUITS)))
 
 
 class UnionDraw:
     """The drawing tables of a scenario's cover terms (see the module docstring)."""
 
-    def __init__(self, compiled: CompiledScenario, terms: list[CompiledScenario], draws: dict[str, ColumnDraw]):
+    def __init__(self, compiled: CompiledScenario, terms: list[CompiledScenario], draws: dict[tuple, ColumnDraw]):
         self.compiled = compiled
         self.terms = terms
         orders, keys = [], []
@@ -214,16 +213,25 @@ def _pinned(rule: SeatRule, suit: int) -> SeatRule:
     )
 
 
-def _canonical(term: CompiledScenario) -> tuple[str, tuple[int, ...], CompiledScenario]:
-    """The term's class: (its key, the order that takes the term to it, the class's term)."""
-    best = None
-    for order in _ORDERS:
-        moved = _reordered(term, order)
-        key = repr(moved)
-        if best is None or key < best[0]:
-            best = (key, order, moved)
-    assert best is not None
-    return best
+def _canonical(term: CompiledScenario) -> tuple[tuple, tuple[int, ...], CompiledScenario]:
+    """The term's class: (its key, the order that takes the term to it, the class's term).
+    The terms of one scenario differ only suit by suit, so a class is the sorted list of
+    the suits' signatures (each seat's ranges in the suit, whether its wildcard or a fit is
+    there), and its order puts the suits in that sorted order."""
+
+    def signature(k: int) -> tuple:
+        seats = tuple(
+            (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
+            for r in term.seat_rules
+        )
+        return seats + tuple(k in f.suits for p in term.parts for f in p.fits)
+
+    signatures = [signature(k) for k in range(_SUITS)]
+    ranked = sorted(range(_SUITS), key=lambda k: (signatures[k], k))
+    order = [0] * _SUITS
+    for place, k in enumerate(ranked):
+        order[k] = place
+    return tuple(signatures[k] for k in ranked), tuple(order), _reordered(term, tuple(order))
 
 
 def _reordered(term: CompiledScenario, order: tuple[int, ...]) -> CompiledScenario:

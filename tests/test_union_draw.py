@@ -131,6 +131,18 @@ def test_a_scenario_rare_by_its_wildcards_takes_the_union_and_same_seed_same_dea
     assert not np.array_equal(rows, dealt(sampler_of(RARE), 3000, 6))
 
 
+def test_benchmark_c_at_100000_deals_takes_the_union_and_at_5000_its_positive_term():
+    """C's one wildcard: 4 terms of one class, which accept about 95% where the positive term
+    accepts 60%."""
+    text = "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8"
+    sampler = sampler_of(text)
+    sampler._try_exact_supersets(100_000)
+    assert isinstance(sampler.exact_draw, UnionDraw) and sampler.exact_draw.classes == 1
+    sampler = sampler_of(text)
+    sampler._try_exact_supersets(5000)
+    assert isinstance(sampler.exact_draw, ColumnDraw)
+
+
 def test_benchmark_e_keeps_its_core_and_ten_deals_build_nothing():
     """E's core accepts about 30%: 100,000 deals are 330,000 proposals, fewer than five
     classes of tables and the union's own proposals cost."""
