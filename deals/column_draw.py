@@ -21,7 +21,9 @@ through that sum, so that each of its deals comes out with the same probability:
 3. in each half, given its group s and cell: a pair of entries of the two suits' honour
    tables (HCP code, honour-count vector n, owners) whose cells add up to it, with weight
    owners1 * owners2 * K_s[n1, n2] (K_s: the spot ways of the group's column pairs, as
-   `Half.k_matrices` gives them); then the pair of columns (c1, c2) of the group with
+   `Half.k_matrices` gives them), in two draws: the slot (cell, merged column of K) by
+   K_s times its entries' owners, then the entry in the slot by its owners (a cell's
+   entries share a few hundred slots: 3-7 times fewer to lay out); then the pair of columns (c1, c2) of the group with
    weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
    each entry; then the nine spots of each suit uniformly among the splits that give the
    column its lengths (`Rng.runs`).
@@ -29,7 +31,7 @@ through that sum, so that each of its deals comes out with the same probability:
 Each step's weights sum to the previous step's weight, so a deal's probability is
 1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
 honour entries, a group's column pairs) laid end to end under one cumulative sum, each
-distinct segment once (`_choose_in_segments`): about 15-20 us a deal on benchmark C. The
+distinct segment once (`_choose_in_segments`): about 12-16 us a deal on benchmark C's terms. The
 counting code's merged and dropped columns of K and its live-cell compaction are read
 through what undoes them: `PreparedHalf.tables` / `live_tables` for A and B, its distinct
 columns and `PreparedHalf.merge` for K, `LengthMatrixCount.capmap` and `live_cells` for the
@@ -55,7 +57,7 @@ from dsl.deck import CARDS_PER_SUIT
 
 from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
 from .exact import exact_dot
-from .exact_choice import draw_rounded
+from .exact_choice import GroupedWeights, draw_rounded
 from .length_matrices import spot_ways
 from .rng import Rng
 from .rules import CompiledScenario
@@ -235,18 +237,26 @@ class _HalfDraw:
         index[t.live_cells] = np.arange(len(t.live_cells))
         cell = index[cell[e1, e2]]
         assert (cell >= 0).all()  # a half's cells are live
-        order = np.argsort(cell, kind="stable")
-        self._e1, self._e2 = e1[order], e2[order]
-        self._n = count1[self._e1] * 35 + count2[self._e2]
-        self._ways = ways1[self._e1] * ways2[self._e2]
-        self._cell_start = np.searchsorted(cell[order], np.arange(len(t.live_cells) + 1))
         # K of each group (rows: `groups`) on its distinct columns (a zero one last for the
         # columns K never uses), exact in int64 (below 2**36); an entry's column of K
         distinct = np.rint(prepared.columns).astype(np.int64)
         self._k = np.concatenate([distinct, np.zeros((len(distinct), 1), dtype=np.int64)], axis=1)
         assert prepared.merge is not None
-        self._n_column = prepared.merge[self._n]
-        self._index = np.arange(len(self._n))
+        column = prepared.merge[count1[e1] * 35 + count2[e2]]
+        # entries by cell, then by their column of K: a slot (cell, column) weighs K[g, column]
+        # times its entries' ways, so a cell's slots are drawn first (a few times fewer than
+        # its entries), then an entry in the slot by its ways alone, from one running sum
+        order = np.lexsort((column, cell))
+        self._e1, self._e2 = e1[order], e2[order]
+        self._n = count1[self._e1] * 35 + count2[self._e2]
+        self._ways = ways1[self._e1] * ways2[self._e2]
+        width = self._k.shape[1]
+        self._slot_code = cell[order] * width + column[order]
+        self._within = GroupedWeights(self._slot_code, self._ways)
+        slots = self._within.codes
+        self._slot_column = slots % width
+        self._cell_start = np.searchsorted(slots // width, np.arange(len(t.live_cells) + 1))
+        self._index = np.arange(len(slots))
         # a column pair's rows of the flat spot ways (35 honour-count vectors a column)
         self._c1_rows, self._c2_rows = half.c1.astype(np.int64) * 35, half.c2.astype(np.int64) * 35
 
@@ -256,11 +266,12 @@ class _HalfDraw:
         half = self.half
         spots = spot_ways().ravel()
         k = self._k
-        chosen = _choose_in_segments(
+        slot = _choose_in_segments(
             self._cell_start[cells], self._cell_start[cells + 1],
-            [(self._ways, self._index, np.zeros_like(rows)), (k.ravel(), self._n_column, rows * k.shape[1])], rng,
+            [(self._within.sums, self._index, np.zeros_like(rows)), (k.ravel(), self._slot_column, rows * k.shape[1])], rng,
             rows * len(self._cell_start) + cells,
         )
+        chosen = self._within.draw(slot, rng)
         e1, e2 = self._e1[chosen], self._e2[chosen]
         n1, n2 = self._n[chosen] // 35, self._n[chosen] % 35
         g = self.groups[rows]

@@ -21,6 +21,7 @@ import dsl
 from deals.cards import Deal
 from deals.column_draw import ColumnDraw, column_draw
 from deals.column_products import column_count, column_terms
+from deals.exact_choice import GroupedWeights
 from deals.predicate import satisfies
 from deals.rng import make_rng
 
@@ -167,7 +168,7 @@ def test_honour_owners_against_shuffle_and_reject_and_a_biased_draw_fails():
     assert stat <= critical_value(df)
     biased = ColumnDraw(compiled_of(text))
     for half in biased._halves:
-        half._ways = np.ones_like(half._ways)  # each entry as if one owner tuple had it
+        half._within = GroupedWeights(half._slot_code, np.ones_like(half._ways))  # each entry as if one owner tuple had it
     stat, df = homogeneity(honour_owners(biased.draw(n, make_rng(5)), 0), theirs)
     assert stat > critical_value(df)
 
