@@ -26,7 +26,7 @@ through that sum, so that each of its deals comes out with the same probability:
    entries share a few hundred slots: 3-7 times fewer to lay out); then the pair of columns (c1, c2) of the group with
    weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
    each entry; then the nine spots of each suit uniformly among the splits that give the
-   column its lengths (`Rng.runs`).
+   column its lengths (one of the dealings with those counts, from a table of all 4**9).
 
 Each step's weights sum to the previous step's weight, so a deal's probability is
 1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
@@ -50,6 +50,8 @@ counted exactly, nearly all of them within that budget).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -281,11 +283,34 @@ class _HalfDraw:
         )
         c1, c2 = half.c1[q], half.c2[q]
         lv = length_vectors()
+        dealings, first, ways_of = _spot_dealings()
         for (code, count, ways, owners, start), entry, column, suit in zip(self._suits, (e1, e2), (c1, c2), (half.k1, half.k2)):
             who = owners[start[entry] + rng.below(ways[entry])]
             for r in range(_HONOURS):
                 owner[:, suit, r] = who >> (2 * r) & 3
-            owner[:, suit, _HONOURS:] = rng.runs(lv[column] - self._vectors[count[entry]])
+            spots = lv[column] - self._vectors[count[entry]]
+            key = (spots[:, 0] * 10 + spots[:, 1]) * 10 + spots[:, 2]
+            owner[:, suit, _HONOURS:] = dealings[first[key] + rng.below(ways_of[key])]
+
+
+@functools.cache
+def _spot_dealings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every way to deal a suit's nine spots to the four seats (4**9 rows of nine seats),
+    grouped by how many each seat gets: (the rows, the first row and the number of rows of
+    each group, by the key (n0 * 10 + n1) * 10 + n2). A row drawn uniformly in its group is
+    a uniform dealing of the spots with those counts, in one draw."""
+    spots = CARDS_PER_SUIT - _HONOURS
+    index = np.arange(4**spots, dtype=np.int32)
+    rows = np.empty((len(index), spots), dtype=np.int8)
+    key = np.zeros(len(index), dtype=np.int16)
+    for place in range(spots):
+        rows[:, place] = seat = index >> (2 * place) & 3
+        key += np.array([100, 10, 1, 0], dtype=np.int16)[seat]
+    order = np.argsort(key, kind="stable")
+    codes, first, ways = np.unique(key[order], return_index=True, return_counts=True)
+    first_of, ways_of = np.zeros(1000, dtype=np.int64), np.ones(1000, dtype=np.int64)
+    first_of[codes], ways_of[codes] = first, ways
+    return rows[order], first_of, ways_of
 
 
 def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:

@@ -173,6 +173,32 @@ def test_honour_owners_against_shuffle_and_reject_and_a_biased_draw_fails():
     assert stat > critical_value(df)
 
 
+def test_spot_holders_against_shuffle_and_reject_and_a_biased_draw_fails(monkeypatch):
+    """Who holds the two of spades and the nine of hearts (spots, dealt from the table of
+    every dealing of a suit's nine), 20,000 deals against shuffle-and-reject; the first
+    dealing of each group always taken is caught."""
+    import deals.column_draw as module
+
+    text = "opener hcp:11+ S:4+; opp1 hcp:8+ D:2-5; responder hcp:0-12"
+    n = 20_000
+
+    def accept(ln, hc):
+        hcp = hc.sum(axis=2)
+        return (hcp[:, 0] >= 11) & (ln[:, 0, 0] >= 4) & (hcp[:, 1] >= 8) & (ln[:, 1, 2] >= 2) & (ln[:, 1, 2] <= 5) & (hcp[:, 2] <= 12)
+
+    def spots(owner):
+        return owner[:, 12].astype(np.int64) * 4 + owner[:, 13 + 5]  # S2, H9
+
+    theirs = spots(rejection_sample(accept, n, seed=17))
+    stat, df = homogeneity(spots(ColumnDraw(compiled_of(text)).draw(n, make_rng(5))), theirs)
+    assert stat <= critical_value(df)
+    rows, first, _ = module._spot_dealings()
+    with monkeypatch.context() as patch:
+        patch.setattr(module, "_spot_dealings", lambda: (rows, first, np.ones_like(first)))
+        stat, df = homogeneity(spots(ColumnDraw(compiled_of(text)).draw(n, make_rng(5))), theirs)
+    assert stat > critical_value(df)
+
+
 def test_same_seed_same_deals():
     draw = ColumnDraw(compiled_of(COVERED[0]))
     a, b = draw.draw(500, make_rng(9)), ColumnDraw(compiled_of(COVERED[0])).draw(500, make_rng(9))
