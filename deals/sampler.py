@@ -473,7 +473,7 @@ class ScenarioSampler:
         self._try_exact_supersets(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
-            owner = self._proposals(min(BATCH, want), rng)
+            owner = self._proposals(min(getattr(self.exact_draw, 'batch', BATCH), want), rng)  # a union's: per class
             self._drawn += owner.shape[0]
             if self.checked:
                 owner = owner[self._accept(owner)]

@@ -36,12 +36,15 @@ from dsl.deck import CARDS_PER_SUIT
 from .column_draw import ColumnDraw, column_draw
 from .column_products import counts, over_several_suits
 from .exact_choice import BigChoice
+from .feasibility import joint_contradiction
 from .rng import Rng
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
 from .sampler import seat_features
 
 #: The most terms (the product of the disjunctions' suits) the union is tried with.
 MAX_TERMS = 256
+#: Rows of a batch for the class drawn most (the sampler's batch for one column draw).
+ROWS_PER_CLASS = 16384
 _SUITS = 4
 
 
@@ -64,6 +67,13 @@ class UnionDraw:
         #: sum |T| over the terms: the deals, with repeats, that the proposals come from
         self.count = sum(counts)
         self._choice = BigChoice(counts) if self.count else None
+        # the class drawn most gets about `ROWS_PER_CLASS` rows of a batch: the column draw
+        # lays out each distinct segment once a call, so its calls should not shrink
+        shares = [0] * len(self._draws)
+        for c, n in zip(self._class.tolist(), counts):
+            shares[c] += n
+        #: Rows the sampler asks of it at a time.
+        self.batch = int(ROWS_PER_CLASS * self.count / max(shares)) if self.count else ROWS_PER_CLASS
 
     @property
     def classes(self) -> int:
@@ -142,7 +152,8 @@ def _term_choices(compiled: CompiledScenario) -> int:
 
 def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
     """The terms: every way to pin each disjunction over several suits to one of its suits,
-    those that no deal can pass (an empty range) left out."""
+    those that no deal can pass (an empty range, or a contradiction between the seats:
+    `deals.feasibility.joint_contradiction`) left out."""
     rules = compiled.seat_rules
     choices: list[list[tuple[str, int, int, int]]] = []
     for seat, rule in enumerate(rules):
@@ -168,7 +179,9 @@ def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
             PartRules(part.seats, (seat_rules[part.seats[0]], seat_rules[part.seats[1]]), tuple(fit))
             for part, fit in zip(compiled.parts, fits)
         )
-        terms.append(CompiledScenario(tuple(seat_rules), parts))  # type: ignore[arg-type]
+        term = CompiledScenario(tuple(seat_rules), parts)  # type: ignore[arg-type]
+        if joint_contradiction(term) is None:  # E's opener S:5+ and defence fit:S9+: no tables for it
+            terms.append(term)
     return terms
 
 
