@@ -135,7 +135,7 @@ UNION_OVERLAP = 1.25
 #: ... by this many core proposals per class of its terms (a class's tables cost about as
 #: much: 0.2-0.5 s) ...
 UNION_PROPOSALS_PER_CLASS = 50_000
-#: ... and has at most this many classes (benchmark E's 64 terms are 5).
+#: ... and has at most this many classes (benchmark E's 48 terms are 3).
 UNION_MAX_CLASSES = 8
 #: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
 DRAWS_CACHE_SIZE = 2

@@ -20,8 +20,9 @@ six-card suits in one hand, two fits of nine).
 
 Terms equal up to an order of the suits share their tables: each term is brought to the
 canonical order of its class (its suits sorted by what the rules say of each), the class's tables are
-built once, and a deal drawn there gets the term's order of suits back. Benchmark E's 64
-terms are 5 classes; a scenario naming a suit (`opener S:3+ x:5+`) has fewer shared.
+built once, and a deal drawn there gets the term's order of suits back. Terms the seats
+contradict are left out (`deals.feasibility`): benchmark E's 64 are 48, in 3 classes; a
+scenario naming a suit (`opener S:3+ x:5+`) has fewer shared.
 """
 
 from __future__ import annotations
