@@ -11,6 +11,7 @@ from collections import Counter
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_column_draw import drawn_by
 from test_deals_uniformity import critical_value, features, homogeneity, rejection_sample
 from test_exact_draws import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
@@ -122,13 +123,7 @@ def test_uniform_against_shuffle_and_reject_and_a_biased_draw_fails(monkeypatch)
 
 
 def test_a_scenario_rare_by_its_wildcards_takes_the_union_and_same_seed_same_deals():
-    sampler = sampler_of(RARE)
-    assert sampler.probability.value < 5e-6
-    rows = dealt(sampler, 3000, 5)
-    assert isinstance(sampler.exact_draw, UnionDraw) and sampler._draws_scenario
-    scenario = dsl.parse_scenarios(RARE)[0]
-    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
-    assert np.array_equal(rows, dealt(sampler_of(RARE), 3000, 5))
+    rows = drawn_by(RARE, UnionDraw, 5e-6)
     assert not np.array_equal(rows, dealt(sampler_of(RARE), 3000, 6))
 
 
