@@ -23,16 +23,16 @@ through that sum, so that each of its deals comes out with the same probability:
    owners1 * owners2 * K_s[n1, n2] (K_s: the spot ways of the group's column pairs, as
    `Half.k_matrices` gives them), in two draws: the slot (cell, merged column of K) by
    K_s times its entries' owners, then the entry in the slot by its owners (a cell's
-   entries share a few hundred slots: 3-7 times fewer to lay out); then the pair of columns (c1, c2) of the group with
-   weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
+   entries share a few hundred slots: 3-7 times fewer to lay out); then the pair of
+   columns (c1, c2) of the group with weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
    each entry; then the nine spots of each suit uniformly among the splits that give the
    column its lengths (one of the dealings with those counts, from a table of all 4**9).
 
 Each step's weights sum to the previous step's weight, so a deal's probability is
 1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
 honour entries, a group's column pairs) laid end to end under one cumulative sum, each
-distinct segment once (`_choose_in_segments`): about 12-16 us a deal on benchmark C's terms. The
-counting code's merged and dropped columns of K and its live-cell compaction are read
+distinct segment once (`_choose_in_segments`): about 11-16 us a deal on benchmark C's and
+E's terms. The counting code's merged and dropped columns of K and its live-cell compaction are read
 through what undoes them: `PreparedHalf.tables` / `live_tables` for A and B, its distinct
 columns and `PreparedHalf.merge` for K, `LengthMatrixCount.capmap` and `live_cells` for the
 honours' cells. Exact: every weight is an int64 below 2**46 and every segment's sum is an

@@ -283,8 +283,10 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
-        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
-        #: `batches` has found it rarer than the core's; it then proposes every deal.
+        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`,
+        #: `deals.column_draw`, `deals.union_draw`), once `batches` has found it rarer than
+        #: the core's; it then proposes every deal, `BATCH` at a time unless it says its own
+        #: `batch` (a union: about `BATCH` for the class it draws most).
         self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | UnionDraw | None = None
         self._supersets_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
@@ -473,7 +475,7 @@ class ScenarioSampler:
         self._try_exact_supersets(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
-            owner = self._proposals(min(getattr(self.exact_draw, 'batch', BATCH), want), rng)  # a union's: per class
+            owner = self._proposals(min(getattr(self.exact_draw, "batch", BATCH), want), rng)
             self._drawn += owner.shape[0]
             if self.checked:
                 owner = owner[self._accept(owner)]
