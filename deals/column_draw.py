@@ -126,6 +126,11 @@ class ColumnDraw:
         self._live_of = np.full(t.cells, -1, dtype=np.int64)
         self._live_of[live] = np.arange(len(live))
 
+    @property
+    def nbytes(self) -> int:
+        """What its arrays and its halves' weigh."""
+        return sum(v.nbytes for t in (self, *self._halves) for v in vars(t).values() if isinstance(v, np.ndarray))
+
     def _meeting_cells(self) -> np.ndarray:
         """`(live, cells)` bool: may a live cell of the first half meet a cell of the second? The
         relation is the box sums' own (a single cell's box sums), so axes, caps and band are

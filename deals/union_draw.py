@@ -34,7 +34,7 @@ import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT
 
-from .column_draw import ColumnDraw, column_draw
+from .column_draw import MAX_DRAW_BYTES, ColumnDraw, column_draw
 from .column_products import counts, over_several_suits
 from .exact_choice import BigChoice
 from .feasibility import joint_contradiction
@@ -123,15 +123,19 @@ def _classes(compiled: CompiledScenario):
 
 def union_draw(compiled: CompiledScenario, max_classes: int) -> UnionDraw | None:
     """The union's tables, or None when `class_count` says 0 or a class's tables are not
-    drawn by `deals.column_draw` (past its budgets)."""
+    drawn by `deals.column_draw` (past its budgets), or all of them together would weigh
+    more than one column draw may (`column_draw.MAX_DRAW_BYTES`)."""
     found = _classes(compiled)
     if found is None or not found[1] or len(found[1]) > max_classes:
         return None
     terms, classes = found
-    draws = {}
+    draws, weight = {}, 0
     for key, canonical in classes.items():
         draw = column_draw(canonical)
         if draw is None:
+            return None
+        weight += draw.nbytes
+        if weight > MAX_DRAW_BYTES:
             return None
         draws[key] = draw
     return UnionDraw(compiled, terms, draws)

@@ -127,6 +127,11 @@ def test_a_scenario_rare_by_its_wildcards_takes_the_union_and_same_seed_same_dea
     assert not np.array_equal(rows, dealt(sampler_of(RARE), 3000, 6))
 
 
+def test_classes_past_one_column_draw_s_bytes_are_not_built(monkeypatch):
+    monkeypatch.setattr(module, "MAX_DRAW_BYTES", 2**20)
+    assert union_draw(compiled_of("opener hcp:10-14 x:6+; opp1 hcp:8+ x:6+"), 8) is None
+
+
 def test_benchmark_c_at_100000_deals_takes_the_union_and_at_5000_its_positive_term():
     """C's one wildcard: 4 terms of one class, which accept about 95% where the positive term
     accepts 60%."""
