@@ -19,10 +19,10 @@ passes). A deal d of S comes out with probability sum over the m(d) terms holdin
 six-card suits in one hand, two fits of nine).
 
 Terms equal up to an order of the suits share their tables: each term is brought to the
-canonical order of its class (its suits sorted by what the rules say of each), the class's tables are
-built once, and a deal drawn there gets the term's order of suits back. Terms the seats
-contradict are left out (`deals.feasibility`): benchmark E's 64 are 48, in 3 classes; a
-scenario naming a suit (`opener S:3+ x:5+`) has fewer shared.
+canonical order of its class (its suits sorted by what the rules say of each), the class's
+tables are built once, and a deal drawn there gets the term's order of suits back. Terms
+the seats contradict are left out (`deals.feasibility`): benchmark E's 64 are 48, in 3
+classes; a scenario naming a suit (`opener S:3+ x:5+`) has fewer shared.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def _classes(compiled: CompiledScenario):
     if _term_choices(compiled) > MAX_TERMS:
         return None
     terms = cover_terms(compiled)
-    classes: dict[str, CompiledScenario] = {}
+    classes: dict[tuple, CompiledScenario] = {}
     for term in terms:
         key, _, canonical = _canonical(term)
         classes.setdefault(key, canonical)
