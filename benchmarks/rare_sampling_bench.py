@@ -1,6 +1,6 @@
 """Deals per second for scenarios with both partnerships constrained, from probability
 about 1e-2 down to about 1e-10: the sampler as it is (drawing from the exact counts where
-it can: `deals.placement_draw`, `deals.length_draw`, `deals.column_draw`) against the rejection path it had before (the core drawn
+it can: `deals.placement_draw`, `deals.length_draw`, `deals.column_draw`, `deals.union_draw`) against the rejection path it had before (the core drawn
 exactly, the rest dealt and checked), side by side in one run. Each path deals until it
 has `--deals` deals or `--max-seconds` have passed (deals/s is then of what it dealt); the
 rejection path is run only when its expected proposals stay under `--max-proposals` (else
@@ -29,6 +29,7 @@ from deals.column_draw import ColumnDraw  # noqa: E402
 from deals.length_draw import LengthDraw  # noqa: E402
 from deals.rng import make_rng  # noqa: E402
 from deals.sampler import ScenarioSampler  # noqa: E402
+from deals.union_draw import UnionDraw  # noqa: E402
 
 SCENARIOS = [
     "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7",
@@ -43,6 +44,8 @@ SCENARIOS = [
     "opener S:6+ hcp:18+; opp1 H:6+ hcp:14+; responder hcp:0-3",  # the same, three seats
     "opener hcp:20+ shape:balanced; opp1 C:7+ hcp:10+",  # a shape and HCP
     "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",  # deals-vs-dealer E: three disjunctions
+    "opener x:9+ hcp:10+; opp1 x:8+ hcp:8+",  # rare by its wildcards (union of cover terms)
+    "opener x:8+ hcp:14+; opp1 x:7+ hcp:12+; responder hcp:0-4",  # the same, three seats
 ]
 
 
@@ -54,6 +57,7 @@ def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tupl
     sampler_module.placement_draw.cache_clear()
     sampler_module.length_draw.cache_clear()
     sampler_module.column_draw.cache_clear()
+    sampler_module.union_draw.cache_clear()
     if not exact:
         sampler_module.EXACT_DRAW_FROM = float("inf")  # never build the placement tables
     try:
@@ -73,6 +77,8 @@ def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tupl
         path = "core+rejection"
     elif isinstance(sampler.exact_draw, LengthDraw):
         path = "lengths+rejection"
+    elif isinstance(sampler.exact_draw, UnionDraw):
+        path = "union of cover terms"
     elif isinstance(sampler.exact_draw, ColumnDraw):
         path = "columns" if sampler._draws_scenario else "columns+rejection"
     else:

@@ -21,16 +21,18 @@ through that sum, so that each of its deals comes out with the same probability:
 3. in each half, given its group s and cell: a pair of entries of the two suits' honour
    tables (HCP code, honour-count vector n, owners) whose cells add up to it, with weight
    owners1 * owners2 * K_s[n1, n2] (K_s: the spot ways of the group's column pairs, as
-   `Half.k_matrices` gives them); then the pair of columns (c1, c2) of the group with
-   weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
+   `Half.k_matrices` gives them), in two draws: the slot (cell, merged column of K) by
+   K_s times its entries' owners, then the entry in the slot by its owners (a cell's
+   entries share a few hundred slots: 3-7 times fewer to lay out); then the pair of
+   columns (c1, c2) of the group with weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
    each entry; then the nine spots of each suit uniformly among the splits that give the
-   column its lengths (`Rng.runs`).
+   column its lengths (one of the dealings with those counts, from a table of all 4**9).
 
 Each step's weights sum to the previous step's weight, so a deal's probability is
 1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
 honour entries, a group's column pairs) laid end to end under one cumulative sum, each
-distinct segment once (`_choose_in_segments`): about 15-20 us a deal on benchmark C. The
-counting code's merged and dropped columns of K and its live-cell compaction are read
+distinct segment once (`_choose_in_segments`): about 11-16 us a deal on benchmark C's and
+E's terms. The counting code's merged and dropped columns of K and its live-cell compaction are read
 through what undoes them: `PreparedHalf.tables` / `live_tables` for A and B, its distinct
 columns and `PreparedHalf.merge` for K, `LengthMatrixCount.capmap` and `live_cells` for the
 honours' cells. Exact: every weight is an int64 below 2**46 and every segment's sum is an
@@ -49,13 +51,15 @@ counted exactly, nearly all of them within that budget).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT
 
 from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
 from .exact import exact_dot
-from .exact_choice import draw_rounded
+from .exact_choice import GroupedWeights, draw_rounded
 from .length_matrices import spot_ways
 from .rng import Rng
 from .rules import CompiledScenario
@@ -121,6 +125,11 @@ class ColumnDraw:
         self._run_offset = np.searchsorted(row, np.arange(len(live) + 1))
         self._live_of = np.full(t.cells, -1, dtype=np.int64)
         self._live_of[live] = np.arange(len(live))
+
+    @property
+    def nbytes(self) -> int:
+        """What its arrays and its halves' weigh."""
+        return sum(v.nbytes for t in (self, *self._halves) for v in vars(t).values() if isinstance(v, np.ndarray))
 
     def _meeting_cells(self) -> np.ndarray:
         """`(live, cells)` bool: may a live cell of the first half meet a cell of the second? The
@@ -235,18 +244,26 @@ class _HalfDraw:
         index[t.live_cells] = np.arange(len(t.live_cells))
         cell = index[cell[e1, e2]]
         assert (cell >= 0).all()  # a half's cells are live
-        order = np.argsort(cell, kind="stable")
-        self._e1, self._e2 = e1[order], e2[order]
-        self._n = count1[self._e1] * 35 + count2[self._e2]
-        self._ways = ways1[self._e1] * ways2[self._e2]
-        self._cell_start = np.searchsorted(cell[order], np.arange(len(t.live_cells) + 1))
         # K of each group (rows: `groups`) on its distinct columns (a zero one last for the
         # columns K never uses), exact in int64 (below 2**36); an entry's column of K
         distinct = np.rint(prepared.columns).astype(np.int64)
         self._k = np.concatenate([distinct, np.zeros((len(distinct), 1), dtype=np.int64)], axis=1)
         assert prepared.merge is not None
-        self._n_column = prepared.merge[self._n]
-        self._index = np.arange(len(self._n))
+        column = prepared.merge[count1[e1] * 35 + count2[e2]]
+        # entries by cell, then by their column of K: a slot (cell, column) weighs K[g, column]
+        # times its entries' ways, so a cell's slots are drawn first (a few times fewer than
+        # its entries), then an entry in the slot by its ways alone, from one running sum
+        order = np.lexsort((column, cell))
+        self._e1, self._e2 = e1[order], e2[order]
+        self._n = count1[self._e1] * 35 + count2[self._e2]
+        self._ways = ways1[self._e1] * ways2[self._e2]
+        width = self._k.shape[1]
+        self._slot_code = cell[order] * width + column[order]
+        self._within = GroupedWeights(self._slot_code, self._ways)
+        slots = self._within.codes
+        self._slot_column = slots % width
+        self._cell_start = np.searchsorted(slots // width, np.arange(len(t.live_cells) + 1))
+        self._index = np.arange(len(slots))
         # a column pair's rows of the flat spot ways (35 honour-count vectors a column)
         self._c1_rows, self._c2_rows = half.c1.astype(np.int64) * 35, half.c2.astype(np.int64) * 35
 
@@ -256,11 +273,12 @@ class _HalfDraw:
         half = self.half
         spots = spot_ways().ravel()
         k = self._k
-        chosen = _choose_in_segments(
+        slot = _choose_in_segments(
             self._cell_start[cells], self._cell_start[cells + 1],
-            [(self._ways, self._index, np.zeros_like(rows)), (k.ravel(), self._n_column, rows * k.shape[1])], rng,
+            [(self._within.sums, self._index, np.zeros_like(rows)), (k.ravel(), self._slot_column, rows * k.shape[1])], rng,
             rows * len(self._cell_start) + cells,
         )
+        chosen = self._within.draw(slot, rng)
         e1, e2 = self._e1[chosen], self._e2[chosen]
         n1, n2 = self._n[chosen] // 35, self._n[chosen] % 35
         g = self.groups[rows]
@@ -270,11 +288,34 @@ class _HalfDraw:
         )
         c1, c2 = half.c1[q], half.c2[q]
         lv = length_vectors()
+        dealings, first, ways_of = _spot_dealings()
         for (code, count, ways, owners, start), entry, column, suit in zip(self._suits, (e1, e2), (c1, c2), (half.k1, half.k2)):
             who = owners[start[entry] + rng.below(ways[entry])]
             for r in range(_HONOURS):
                 owner[:, suit, r] = who >> (2 * r) & 3
-            owner[:, suit, _HONOURS:] = rng.runs(lv[column] - self._vectors[count[entry]])
+            spots = lv[column] - self._vectors[count[entry]]
+            key = (spots[:, 0] * 10 + spots[:, 1]) * 10 + spots[:, 2]
+            owner[:, suit, _HONOURS:] = dealings[first[key] + rng.below(ways_of[key])]
+
+
+@functools.cache
+def _spot_dealings() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every way to deal a suit's nine spots to the four seats (4**9 rows of nine seats),
+    grouped by how many each seat gets: (the rows, the first row and the number of rows of
+    each group, by the key (n0 * 10 + n1) * 10 + n2). A row drawn uniformly in its group is
+    a uniform dealing of the spots with those counts, in one draw."""
+    spots = CARDS_PER_SUIT - _HONOURS
+    index = np.arange(4**spots, dtype=np.int32)
+    rows = np.empty((len(index), spots), dtype=np.int8)
+    key = np.zeros(len(index), dtype=np.int16)
+    for place in range(spots):
+        rows[:, place] = seat = index >> (2 * place) & 3
+        key += np.array([100, 10, 1, 0], dtype=np.int16)[seat]
+    order = np.argsort(key, kind="stable")
+    codes, first, ways = np.unique(key[order], return_index=True, return_counts=True)
+    first_of, ways_of = np.zeros(1000, dtype=np.int64), np.ones(1000, dtype=np.int64)
+    first_of[codes], ways_of[codes] = first, ways
+    return rows[order], first_of, ways_of
 
 
 def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:

@@ -93,7 +93,7 @@ from dsl.deck import CARDS_PER_SUIT
 from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
-from .rules import CompiledScenario, SeatRule, shape_mask
+from .rules import CompiledScenario, FitRule, SeatRule, shape_mask
 from .tables import length_code, length_vectors, within_thirteen
 
 #: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
@@ -146,6 +146,18 @@ def _partner_codes() -> np.ndarray:
     return length_code(CARDS_PER_SUIT - _code_vectors())
 
 
+def over_several_suits(rule: SeatRule | FitRule) -> bool:
+    """Is a seat's wildcard, or a fit, a disjunction over several suits: a union of per-suit
+    terms, counted here by inclusion-exclusion (a wildcard with an HCP part always, by
+    masks, even in one suit) and left out of the positive term that `deals.column_draw`
+    draws? A wildcard in one suit or a fit in one suit is a condition on that suit's column
+    instead. The one definition: `masked_terms`, the sampler's positive term and its union
+    of cover terms (`deals.union_draw`) read it."""
+    if isinstance(rule, FitRule):
+        return len(rule.suits) > 1
+    return rule.wildcard is not None and (rule.hcp_wildcard or len(rule.wildcard.candidates) > 1)
+
+
 def column_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray]]:
     """The inclusion-exclusion terms: (sign, `(4, 560)` bool, may suit k have column c)."""
     return [(sign, allowed) for sign, allowed, _ in masked_terms(compiled)]
@@ -164,7 +176,7 @@ def masked_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray, np.n
             base[k] &= (columns[:, seat] >= rule.len_lo[k]) & (columns[:, seat] <= rule.len_hi[k])
     # Each disjunction "some suit of `suits` has a column passing `ok`", as its complement:
     # `short[k]` = the columns of suit k that do not pass.
-    disjunctions: list[np.ndarray] = []
+    disjunctions: list[tuple[bool, np.ndarray]] = []  # (over several suits, short)
     masked: list[np.ndarray] = []  # wildcards with HCP: `(4, 560)` the complement's mask bits
     for seat, rule in enumerate(compiled.seat_rules):
         w = rule.wildcard
@@ -177,21 +189,21 @@ def masked_terms(compiled: CompiledScenario) -> list[tuple[int, np.ndarray, np.n
             short = np.ones((4, len(columns)), dtype=bool)
             for k in w.candidates:
                 short[k] = (columns[:, seat] < w.x_lo) | (columns[:, seat] > w.x_hi)
-            disjunctions.append(short)
+            disjunctions.append((over_several_suits(rule), short))
     for part in compiled.parts:
         a, b = part.seats
         for fit in part.fits:
             short = np.ones((4, len(columns)), dtype=bool)
             for k in fit.suits:
                 short[k] = columns[:, a] + columns[:, b] < fit.min
-            disjunctions.append(short)
+            disjunctions.append((over_several_suits(fit), short))
     # A disjunction over one suit is a condition on that suit's column: no term of its own;
     # over no suit (none can pass), it empties the scenario.
-    for short in [d for d in disjunctions if (~d).any(axis=1).sum() <= 1]:
+    for short in [d for several, d in disjunctions if not several]:
         base &= ~short | short.all(axis=1, keepdims=True)
         if short.all():
             base[:] = False
-    disjunctions = [d for d in disjunctions if (~d).any(axis=1).sum() > 1]
+    disjunctions = [d for several, d in disjunctions if several]
     everything = np.ones((4, len(columns)), dtype=bool)
     choices = [(d, None) for d in disjunctions] + [(everything, m) for m in masked]
     terms = []

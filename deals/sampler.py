@@ -68,8 +68,13 @@ expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever
 rate: benchmark C's 100,000 deals take it), and keeps it when its count times that cost is
 below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
 honour placements, so that its tables are not built in vain; one such table is kept, up to
-`column_draw.MAX_DRAW_BYTES`). Estimated scenarios keep their core (the estimate is a rate
-of that core's proposals).
+`column_draw.MAX_DRAW_BYTES`). A fourth covers a scenario rare by its disjunctions over
+several suits: the union of the terms that pin each to one suit (`deals.union_draw`: exactly
+the scenario, each deal kept with probability 1 / the terms holding it), built when the
+deals asked would pay for `UNION_PROPOSALS_PER_CLASS` proposals a class of its tables plus
+its own, and kept when its sum of term counts times `COLUMN_PROPOSAL_COST` is below the
+best (benchmark E, whose core accepts 30%, keeps the core). Estimated scenarios keep their
+core (the estimate is a rate of that core's proposals).
 
 Unsatisfiable scenarios are proved by counting before any draw: a seat, or a partnership,
 whose count is 0, or totals over the four seats that exceed the deck (HCP, cards of a suit,
@@ -123,6 +128,15 @@ COLUMN_DRAW_FROM = 40_000
 #: ... and kept when its count times this (its proposals cost about that many of the core's,
 #: measured on benchmark C) is below the best superset's.
 COLUMN_PROPOSAL_COST = 3
+#: The union of cover terms (`deals.union_draw`, disjunctions over several suits pinned to
+#: one suit each) is built when the proposals expected from the best superset so far exceed
+#: its own (column-drawn, this many a deal: its terms overlap little; benchmark E's 1.2) ...
+UNION_OVERLAP = 1.25
+#: ... by this many core proposals per class of its terms (a class's tables cost about as
+#: much: 0.2-0.5 s) ...
+UNION_PROPOSALS_PER_CLASS = 50_000
+#: ... and has at most this many classes (benchmark E's 48 terms are 3).
+UNION_MAX_CLASSES = 8
 #: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
 DRAWS_CACHE_SIZE = 2
 _HCP = np.array(RANK_HCP, dtype=np.int64)
@@ -132,6 +146,7 @@ if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs
     from .column_draw import ColumnDraw
     from .length_draw import LengthDraw
     from .placement_draw import PlacementDraw
+    from .union_draw import UnionDraw
 
 
 def seat_lengths(owner: np.ndarray, seat: int) -> np.ndarray:
@@ -268,9 +283,11 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
-        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`), once
-        #: `batches` has found it rarer than the core's; it then proposes every deal.
-        self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | None = None
+        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`,
+        #: `deals.column_draw`, `deals.union_draw`), once `batches` has found it rarer than
+        #: the core's; it then proposes every deal, `BATCH` at a time unless it says its own
+        #: `batch` (a union: about `BATCH` for the class it draws most).
+        self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | UnionDraw | None = None
         self._supersets_tried = True  # only exact scenarios of both partnerships try it
         self._hcp_only = False
         self._draws_scenario = False  # the exact draw is the scenario itself: nothing to check
@@ -399,9 +416,11 @@ class ScenarioSampler:
             if placements < best:
                 self.exact_draw, best = placement_draw(bounds), placements
                 self._draws_scenario = self._hcp_only
+        # the union first: its terms are inside the positive term, and rarely overlap
+        union = columns_pay and self._try_union(left, best)
         # when the positive term is HCP totals only (benchmark E), its count first (in
         # milliseconds), and its tables only if they would be kept; else the tables count it
-        positive = positive_term(self.compiled) if columns_pay else None
+        positive = positive_term(self.compiled) if columns_pay and not union else None
         if positive is not None and hcp_only(positive):
             count = scenario_count(positive)
             if count is not None and count * COLUMN_PROPOSAL_COST >= best:
@@ -409,12 +428,34 @@ class ScenarioSampler:
         if positive is not None:
             columns = column_draw(self.compiled)
             if columns is not None and columns.count * COLUMN_PROPOSAL_COST < best:
-                self.exact_draw = columns
+                self.exact_draw, best = columns, columns.count * COLUMN_PROPOSAL_COST
                 # no disjunction dropped: the positive term is the scenario, nothing to check
                 assert self.probability is not None and self.probability.fraction is not None
                 self._draws_scenario = columns.count == self.probability.fraction * ALL_DEALS
         if self.exact_draw is not None:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
+
+    def _try_union(self, left: int, best: int) -> bool:
+        """Take the union of cover terms (`deals.union_draw`) when the scenario has
+        disjunctions over several suits, the proposals that `left` deals expect from the
+        best superset so far (`best`: its count weighed by its proposals' cost, in core
+        proposals) exceed the union's own (at `COLUMN_PROPOSAL_COST`, `UNION_OVERLAP` a
+        deal) by its tables' cost (`UNION_PROPOSALS_PER_CLASS` a class), and its sum of term
+        counts at that cost is below `best`. Returns whether it was taken."""
+        from .union_draw import class_count
+
+        assert self.probability is not None and self.probability.fraction is not None
+        proposals = float(left * best / (self.probability.fraction * ALL_DEALS))
+        own = COLUMN_PROPOSAL_COST * UNION_OVERLAP * left
+        classes = class_count(self.compiled, UNION_MAX_CLASSES)
+        if not classes or proposals - own < classes * UNION_PROPOSALS_PER_CLASS:
+            return False
+        union = union_draw(self.compiled)
+        if union is None or union.count * COLUMN_PROPOSAL_COST >= best:
+            return False
+        self.exact_draw = union
+        self._draws_scenario = True  # its deals are the scenario's: the 1 / m test is in the draw
+        return True
 
     def _prove_or_give_up(self) -> None:
         """No deal found yet: count the partnerships not counted so far (an empty one proves
@@ -434,7 +475,7 @@ class ScenarioSampler:
         self._try_exact_supersets(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
-            owner = self._proposals(min(BATCH, want), rng)
+            owner = self._proposals(min(getattr(self.exact_draw, "batch", BATCH), want), rng)
             self._drawn += owner.shape[0]
             if self.checked:
                 owner = owner[self._accept(owner)]
@@ -519,19 +560,28 @@ def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
     return build(compiled)
 
 
+@functools.lru_cache(maxsize=1)  # a few column draws' tables each: one is kept
+def union_draw(compiled: CompiledScenario) -> UnionDraw | None:
+    """The drawing tables of a scenario's union of cover terms, or None when
+    `deals.union_draw` does not draw it."""
+    from .union_draw import union_draw as build
+
+    return build(compiled, UNION_MAX_CLASSES)
+
+
 def positive_term(compiled: CompiledScenario) -> CompiledScenario:
-    """The scenario without its disjunctions over several suits (wildcards over several
-    suits or with an HCP part, fits in one of several suits): what `deals.column_draw`
-    draws from, up to a wildcard whose other candidates no column can pass (then a
-    superset of it: an estimate, only to decide whether to build those tables)."""
+    """The scenario without its disjunctions over several suits
+    (`column_products.over_several_suits`): what `deals.column_draw` draws from."""
     from dataclasses import replace
 
+    from .column_products import over_several_suits
+
     def kept(rule):
-        w = rule.wildcard
-        return rule if w is None or (len(w.candidates) == 1 and not rule.hcp_wildcard) else replace(rule, wildcard=None)
+        return replace(rule, wildcard=None) if over_several_suits(rule) else rule
 
     parts = tuple(
-        replace(p, rules=tuple(kept(r) for r in p.rules), fits=tuple(f for f in p.fits if len(f.suits) == 1)) for p in compiled.parts
+        replace(p, rules=tuple(kept(r) for r in p.rules), fits=tuple(f for f in p.fits if not over_several_suits(f)))
+        for p in compiled.parts
     )
     return replace(compiled, seat_rules=tuple(kept(r) for r in compiled.seat_rules), parts=parts)
 

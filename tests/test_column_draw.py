@@ -21,6 +21,7 @@ import dsl
 from deals.cards import Deal
 from deals.column_draw import ColumnDraw, column_draw
 from deals.column_products import column_count, column_terms
+from deals.exact_choice import GroupedWeights
 from deals.predicate import satisfies
 from deals.rng import make_rng
 
@@ -167,8 +168,34 @@ def test_honour_owners_against_shuffle_and_reject_and_a_biased_draw_fails():
     assert stat <= critical_value(df)
     biased = ColumnDraw(compiled_of(text))
     for half in biased._halves:
-        half._ways = np.ones_like(half._ways)  # each entry as if one owner tuple had it
+        half._within = GroupedWeights(half._slot_code, np.ones_like(half._ways))  # each entry as if one owner tuple had it
     stat, df = homogeneity(honour_owners(biased.draw(n, make_rng(5)), 0), theirs)
+    assert stat > critical_value(df)
+
+
+def test_spot_holders_against_shuffle_and_reject_and_a_biased_draw_fails(monkeypatch):
+    """Who holds the two of spades and the nine of hearts (spots, dealt from the table of
+    every dealing of a suit's nine), 20,000 deals against shuffle-and-reject; the first
+    dealing of each group always taken is caught."""
+    import deals.column_draw as module
+
+    text = "opener hcp:11+ S:4+; opp1 hcp:8+ D:2-5; responder hcp:0-12"
+    n = 20_000
+
+    def accept(ln, hc):
+        hcp = hc.sum(axis=2)
+        return (hcp[:, 0] >= 11) & (ln[:, 0, 0] >= 4) & (hcp[:, 1] >= 8) & (ln[:, 1, 2] >= 2) & (ln[:, 1, 2] <= 5) & (hcp[:, 2] <= 12)
+
+    def spots(owner):
+        return owner[:, 12].astype(np.int64) * 4 + owner[:, 13 + 5]  # S2, H9
+
+    theirs = spots(rejection_sample(accept, n, seed=17))
+    stat, df = homogeneity(spots(ColumnDraw(compiled_of(text)).draw(n, make_rng(5))), theirs)
+    assert stat <= critical_value(df)
+    rows, first, _ = module._spot_dealings()
+    with monkeypatch.context() as patch:
+        patch.setattr(module, "_spot_dealings", lambda: (rows, first, np.ones_like(first)))
+        stat, df = homogeneity(spots(ColumnDraw(compiled_of(text)).draw(n, make_rng(5))), theirs)
     assert stat > critical_value(df)
 
 
@@ -182,14 +209,21 @@ def test_same_seed_same_deals():
 RARE = "opener S:7+ hcp:20+; opp1 H:7+ hcp:12+"  # about 1.3e-7
 
 
-def test_a_scenario_rare_by_hcp_and_lengths_is_drawn_from_the_column_products():
-    sampler = sampler_of(RARE)
-    assert sampler.probability.value < 2e-7
+def drawn_by(text: str, kind: type, below: float) -> np.ndarray:
+    """3,000 deals of a scenario of probability below `below` that the sampler draws by
+    `kind` with nothing left to check: each satisfies it, and the same seed deals them again."""
+    sampler = sampler_of(text)
+    assert sampler.probability.value < below
     rows = dealt(sampler, 3000, 5)
-    assert isinstance(sampler.exact_draw, ColumnDraw) and sampler._draws_scenario
-    scenario = dsl.parse_scenarios(RARE)[0]
+    assert isinstance(sampler.exact_draw, kind) and sampler._draws_scenario
+    scenario = dsl.parse_scenarios(text)[0]
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
-    assert np.array_equal(rows, dealt(sampler_of(RARE), 3000, 5))
+    assert np.array_equal(rows, dealt(sampler_of(text), 3000, 5))
+    return rows
+
+
+def test_a_scenario_rare_by_hcp_and_lengths_is_drawn_from_the_column_products():
+    drawn_by(RARE, ColumnDraw, 2e-7)
 
 
 def test_many_deals_of_benchmark_c_take_it_and_ten_do_not():
