@@ -94,6 +94,7 @@ from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
 from .rules import CompiledScenario, SeatRule, shape_mask
+from .symmetry import canonical
 from .tables import length_code, length_vectors, within_thirteen
 
 #: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
@@ -613,10 +614,17 @@ class PreparedHalf:
 
 def column_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when it is not counted
-    here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
+    here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`). Counted once per
+    process for all the renamings of its suits (`deals.symmetry.canonical`: a wiki's same
+    auction over another suit has the same count), on the representative."""
     if not counts(compiled):
         return None
+    return _canonical_count(canonical(compiled), MAX_WORK, MAX_TABLE_BYTES)
+
+
+@functools.lru_cache(maxsize=64)  # Python ints: a few bytes each
+def _canonical_count(compiled: CompiledScenario, max_work: float, max_table_bytes: int) -> int | None:
     counter = ColumnCount(compiled)
-    if counter.table_bytes > MAX_TABLE_BYTES or not counter.within(MAX_WORK):
+    if counter.table_bytes > max_table_bytes or not counter.within(max_work):
         return None
     return counter.total()

@@ -6,15 +6,22 @@ the deals satisfying a scenario onto themselves, so a count over length vectors 
 matrices) may take one arrangement per orbit, its columns in order within each class of
 alike suits, times the number of distinct arrangements it stands for. The take-out double
 and overcall examples treat all four suits alike: about 24 times less work.
+
+Across scenarios: renaming the suits maps the deals of a scenario one to one onto those of
+the renamed scenario (the four suits hold the same ranks), so both have the same count. A
+wiki writes the same auction in several suits (a Cue-bid over 1H and over 1S): `canonical`
+gives every renaming of a scenario one representative, under which its count is kept.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from itertools import permutations
 from math import factorial
 
 import numpy as np
 
-from .rules import CompiledScenario
+from .rules import CompiledScenario, FitRule, PartRules, SeatRule
 
 
 def suit_classes(compiled: CompiledScenario) -> list[list[int]]:
@@ -45,3 +52,32 @@ def representatives(columns: np.ndarray, classes: list[list[int]]) -> tuple[np.n
             run = np.where(same, run + 1, 1)
             weight //= np.where(same, run, 1)
     return keep, weight
+
+
+def renamed(compiled: CompiledScenario, order: tuple[int, ...]) -> CompiledScenario:
+    """The scenario with suit `order[j]` called suit j: the same deals, their suits renamed."""
+    where = {old: new for new, old in enumerate(order)}
+
+    def seat(rule: SeatRule) -> SeatRule:
+        w = rule.wildcard
+        return replace(
+            rule,
+            len_lo=tuple(rule.len_lo[k] for k in order),
+            len_hi=tuple(rule.len_hi[k] for k in order),
+            shcp_lo=tuple(rule.shcp_lo[k] for k in order),
+            shcp_hi=tuple(rule.shcp_hi[k] for k in order),
+            wildcard=None if w is None else replace(w, candidates=tuple(sorted(where[k] for k in w.candidates))),
+        )
+
+    rules = tuple(seat(r) for r in compiled.seat_rules)
+    parts = tuple(
+        PartRules(p.seats, (rules[p.seats[0]], rules[p.seats[1]]), tuple(FitRule(tuple(sorted(where[k] for k in f.suits)), f.min) for f in p.fits))
+        for p in compiled.parts
+    )
+    return CompiledScenario(rules, parts)  # type: ignore[arg-type]
+
+
+def canonical(compiled: CompiledScenario) -> CompiledScenario:
+    """One representative of the scenario's suit renamings (the same count): the renaming
+    whose text is the least, so that any renaming of it gives the same one."""
+    return min((renamed(compiled, order) for order in permutations(range(4))), key=repr)

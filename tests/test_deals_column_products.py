@@ -426,3 +426,23 @@ def test_four_seats_agree_with_the_length_matrices(text):
     assume(exact is not None)
     assert exact > 0
     assert count(text) == exact
+
+
+# -- renamings of the suits: one count ------------------------------------------------------
+
+
+def test_a_renaming_of_the_suits_counts_the_same():
+    """Counted on each renaming itself (its own halves and masks), not on the representative."""
+    from deals.symmetry import renamed
+
+    for text in [XHCP[0], SHAPED_REFERENCE, TAKE_OUT + " fit:8+", REFERENCE_CASES[0]]:
+        scenario = compiled(text)
+        counts = {cp.ColumnCount(renamed(scenario, order)).total() for order in [(0, 1, 2, 3), (1, 3, 0, 2), (3, 2, 1, 0)]}
+        assert len(counts) == 1, text
+
+
+def test_a_renaming_is_counted_once_per_process():
+    cp._canonical_count.cache_clear()
+    first = count(CUE_BID)
+    assert count(CUE_BID.replace("H:", "x").replace("C:", "D:").replace("x", "S:")) == first
+    assert cp._canonical_count.cache_info().misses == 1
