@@ -83,7 +83,7 @@ added as such. Variants change none of it: a block of K sums some of the product
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -378,7 +378,7 @@ class ColumnCount:
         assert sign == 1 and self._comps[0] is None
         h1, h2, g1, g2 = self._plan(allowed)
         self._pairs_kept.clear()
-        return h1, h2, g1, g2, self._prepare(h1, g1), self._prepare(h2, g2)
+        return h1, h2, g1, g2, *self._prepare_both(h1, g1, h2, g2)
 
     def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
         """`Half.pairs`, shared by the terms whose two suits admit the same columns."""
@@ -414,7 +414,27 @@ class ColumnCount:
 
     def _preparing(self):
         for h1, h2, g1, g2 in self.plans:
-            yield self._prepare(h1, g1), self._prepare(h2, g2), len(g1)
+            yield *self._prepare_both(h1, g1, h2, g2), len(g1)
+
+    def _prepare_both(self, h1: Half, g1: np.ndarray, h2: Half, g2: np.ndarray) -> tuple[PreparedHalf, PreparedHalf]:
+        """Both halves made ready; the second is the first's K and G when the two halves are
+        alike (suits the term treats alike: the same pairs of columns, masks and honour
+        tables, and the same groups meeting), only its meeting pairs' rows its own."""
+        a = self._prepare(h1, g1)
+        if self._half_key(h1) != self._half_key(h2):
+            return a, self._prepare(h2, g2)
+        groups, rows = np.unique(g2, return_inverse=True)
+        if not np.array_equal(groups, np.unique(g1)):
+            return a, self._prepare(h2, g2)
+        return a, replace(a, rows=rows.ravel())
+
+    def _half_key(self, half: Half) -> tuple:
+        """What a half's K and G depend on: its pairs of columns and groups, their masks, and
+        the honour tables (`LengthMatrixCount.mask_id`) of its two suits' variants."""
+        v1, v2 = half.variants
+        masks = tuple(self.tables.mask_id[half.k1, v1].tolist()), tuple(self.tables.mask_id[half.k2, v2].tolist())
+        comp = b"" if half.comp is None else half.comp[0][half.c1].tobytes() + half.comp[1][half.c2].tobytes()
+        return half.c1.tobytes(), half.c2.tobytes(), half.codes.tobytes(), half.starts.tobytes(), comp, masks
 
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
@@ -504,14 +524,22 @@ class ColumnCount:
         return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index, merge)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
-        """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
+        """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs. Alike
+        halves (`_prepare_both`: B_g = A_g) take half the pairs, twice: R's box is symmetric
+        (u and v pass together or not), so A_g1 . R(A_g2) = A_g2 . R(A_g1), and a half's row
+        sums s and 13 - s are never equal (13 is odd), so the pairs are (g1, g2), g1 < g2,
+        and their mirror images."""
+        rows_a, rows_b, times = a.rows, b.rows, 1
+        if b.columns is a.columns and _mirrored(a.rows, b.rows):
+            below = rows_a < rows_b
+            rows_a, rows_b, times = rows_a[below], rows_b[below], 2
         total = 0
         live = len(self.live)
         block = max(1, _BLOCK_CELLS // live)
         boxed = self._boxed_merged(b)
-        for i in range(0, len(a.rows), block):
-            ua, ia = np.unique(a.rows[i : i + block], return_inverse=True)
-            ub, ib = np.unique(b.rows[i : i + block], return_inverse=True)
+        for i in range(0, len(rows_a), block):
+            ua, ia = np.unique(rows_a[i : i + block], return_inverse=True)
+            ub, ib = np.unique(rows_b[i : i + block], return_inverse=True)
             if boxed is None:
                 r = self.tables.box_sums(b.tables(ub))[:, self.live][ib.ravel()]
             else:
@@ -522,7 +550,7 @@ class ColumnCount:
             running = np.cumsum(r, axis=0)
             meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, live), dtype=np.int64))
             total += exact_dot(a.live_tables(ua), meeting)
-        return total
+        return times * total
 
     def _boxed_merged(self, b: PreparedHalf) -> np.ndarray | None:
         """R of each row of b's merged G on the live cells, `(distinct, live)` float64, when
@@ -545,6 +573,14 @@ class ColumnCount:
     def total(self) -> int:
         single_threaded_blas()
         return sum(sign * self.term_total(a, b) for (sign, _), (a, b, _) in zip(self.terms, self.prepared))
+
+
+def _mirrored(first: np.ndarray, second: np.ndarray) -> bool:
+    """Are the pairs (first[p], second[p]) the pairs (second[p], first[p]), none (g, g)?"""
+    if (first == second).any():
+        return False
+    width = int(max(first.max(initial=0), second.max(initial=0))) + 1
+    return np.array_equal(np.sort(first * width + second), np.sort(second * width + first))
 
 
 @dataclass(frozen=True)
@@ -574,7 +610,12 @@ class PreparedHalf:
 
     def tables(self, groups: np.ndarray) -> np.ndarray:
         """A_s `(groups, cells)` int64 (exact: see the module docstring). G's rows are made
-        dense a block at a time, so that no table of 1,225 x cells is held."""
+        dense a block at a time, so that no table of 1,225 x cells is held. Products on the
+        live cells alone (`live_tables`: a third of the cells, or less), the others 0."""
+        if self.live_index is not None:
+            out = np.zeros((len(groups), self.cells), dtype=np.int64)
+            out[:, self.live_index >= 0] = self.live_tables(groups)
+            return out
         out = np.zeros((len(groups), self.cells), dtype=np.float64)
         columns = self.columns[groups]
         step = max(1, _BLOCK_CELLS // (4 * self.cells))
