@@ -366,7 +366,11 @@ class ColumnCount:
                 best = (guess, first, second, meet)
         assert best is not None
         _, first, second, _ = best
-        h1, h2 = (Half.of(*ks, *pairs[ks], None if comp is None else (comp[ks[0]], comp[ks[1]])) for ks in (first, second))
+        h1 = Half.of(*first, *pairs[first], None if comp is None else (comp[first[0]], comp[first[1]]))
+        if pairs[second] is pairs[first] and (comp is None or (comp[list(first)] == comp[list(second)]).all()):
+            h2 = replace(h1, k1=second[0], k2=second[1])  # alike suits: the same pairs, sorted alike
+        else:
+            h2 = Half.of(*second, *pairs[second], None if comp is None else (comp[second[0]], comp[second[1]]))
         return h1, h2, *self._meetings(h1, h2)
 
     def positive_term(self):
@@ -381,8 +385,9 @@ class ColumnCount:
         return h1, h2, g1, g2, *self._prepare_both(h1, g1, h2, g2)
 
     def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
-        """`Half.pairs`, shared by the terms whose two suits admit the same columns."""
-        key = (k1, k2, allowed[k1].tobytes(), allowed[k2].tobytes())
+        """`Half.pairs`, shared by the terms and the pairs of suits that admit the same
+        columns (they depend on the suits through those alone)."""
+        key = (allowed[k1].tobytes(), allowed[k2].tobytes())
         if key not in self._pairs_kept:
             self._pairs_kept[key] = Half.pairs(allowed, k1, k2, self.shaped)
         return self._pairs_kept[key]
