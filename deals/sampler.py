@@ -86,7 +86,6 @@ caller can stream 100,000 deals in bounded memory.
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -96,6 +95,7 @@ import numpy as np
 from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
+from .cache import Bounded
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
@@ -230,7 +230,7 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
 #: for a long run can weigh tens of MB, and the byte budget pushes the oldest out.
 MODEL_CACHE_SIZE = 256
 MODEL_CACHE_BYTES = 160 * 2**20
-_MODELS: OrderedDict[PartRules, PairModel] = OrderedDict()
+_MODELS: Bounded[PartRules, PairModel] = Bounded(lambda model: model.nbytes)
 
 
 def pair_model(part: PartRules) -> PairModel:
@@ -243,14 +243,8 @@ def pair_model(part: PartRules) -> PairModel:
     """
     model = _MODELS.get(part)
     if model is not None:
-        _MODELS.move_to_end(part)
         return model
-    model = PairModel(part)
-    _MODELS[part] = model
-    total = sum(m.nbytes for m in _MODELS.values())
-    while len(_MODELS) > 1 and (len(_MODELS) > MODEL_CACHE_SIZE or total > MODEL_CACHE_BYTES):
-        total -= _MODELS.popitem(last=False)[1].nbytes
-    return model
+    return _MODELS.put(part, PairModel(part), MODEL_CACHE_SIZE, MODEL_CACHE_BYTES)
 
 
 class ScenarioSampler:

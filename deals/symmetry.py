@@ -16,7 +16,6 @@ gives every renaming of a scenario one representative, under which its count is 
 from __future__ import annotations
 
 from dataclasses import replace
-from itertools import permutations
 from math import factorial
 
 import numpy as np
@@ -28,12 +27,16 @@ def suit_classes(compiled: CompiledScenario) -> list[list[int]]:
     """The classes of alike suits (0..3 = S H D C), each in increasing order."""
     signatures: dict = {}
     for k in range(4):
-        signature = tuple(
-            (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
-            for r in compiled.seat_rules
-        ) + tuple(k in fit.suits for part in compiled.parts for fit in part.fits)
-        signatures.setdefault(signature, []).append(k)
+        signatures.setdefault(_signature(compiled, k), []).append(k)
     return list(signatures.values())
+
+
+def _signature(compiled: CompiledScenario, k: int) -> tuple:
+    """All the scenario says of suit k: two suits with the same signature are alike."""
+    return tuple(
+        (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
+        for r in compiled.seat_rules
+    ) + tuple(k in fit.suits for part in compiled.parts for fit in part.fits)
 
 
 def representatives(columns: np.ndarray, classes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +81,9 @@ def renamed(compiled: CompiledScenario, order: tuple[int, ...]) -> CompiledScena
 
 
 def canonical(compiled: CompiledScenario) -> CompiledScenario:
-    """One representative of the scenario's suit renamings (the same count): the renaming
-    whose text is the least, so that any renaming of it gives the same one."""
-    return min((renamed(compiled, order) for order in permutations(range(4))), key=repr)
+    """One representative of the scenario's suit renamings (the same count): its suits in
+    the order of their signatures (`_signature`). A renaming has the same signatures, on
+    other suits, so it gets the same order of them, and the signatures in order are the
+    whole scenario but what no suit is named in (alike suits: either order, one result)."""
+    order = tuple(sorted(range(4), key=lambda k: _signature(compiled, k)))
+    return compiled if order == (0, 1, 2, 3) else renamed(compiled, order)

@@ -373,8 +373,9 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     """Scenarios with the same two HCP seats beside other rules for the other two reuse one
     pair count (kept read-only), and each still agrees with the length matrices."""
     from deals import crossing
+    from deals.cache import Bounded
 
-    monkeypatch.setattr(crossing, "_PAIR_COUNTS", type(crossing._PAIR_COUNTS)())
+    monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
     texts = [f"opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-4 hcp:8-12; responder S:2-4; opp2 C:{n}+" for n in (2, 3, 4)]
     for text in texts:
         compiled = compile_scenario(scenario(text))
