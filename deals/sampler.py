@@ -105,6 +105,7 @@ from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
+from .symmetry import canonical_part
 from .tables import ALL_DEALS
 
 BATCH = 16384
@@ -231,6 +232,9 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
 MODEL_CACHE_SIZE = 256
 MODEL_CACHE_BYTES = 160 * 2**20
 _MODELS: Bounded[PartRules, PairModel] = Bounded(lambda model: model.nbytes)
+#: Per renaming class of rules (`deals.symmetry.canonical_part`), the last rules of it
+#: modelled and their renaming: a model of theirs may be renamed rather than counted again.
+_RENAMED: dict[PartRules, tuple[PartRules, tuple[int, ...]]] = {}
 
 
 def pair_model(part: PartRules) -> PairModel:
@@ -244,7 +248,22 @@ def pair_model(part: PartRules) -> PairModel:
     model = _MODELS.get(part)
     if model is not None:
         return model
-    return _MODELS.put(part, PairModel(part), MODEL_CACHE_SIZE, MODEL_CACHE_BYTES)
+    # The same rules over other suits (an opening of 1H beside one of 1S): the counts of one
+    # renamed (`PairModel`'s `renaming`), not counted again.
+    key, order = canonical_part(part)
+    seen = _RENAMED.get(key)
+    source = _MODELS.get(seen[0]) if seen is not None else None
+    if source is None:
+        model = PairModel(part)
+    else:
+        suit_of = [0] * 4
+        for j, k in enumerate(order):
+            suit_of[k] = seen[1][j]
+        model = PairModel(part, renaming=(source, tuple(suit_of)))
+    _RENAMED[key] = (part, order)
+    if len(_RENAMED) > 4 * MODEL_CACHE_SIZE:
+        _RENAMED.pop(next(iter(_RENAMED)))
+    return _MODELS.put(part, model, MODEL_CACHE_SIZE, MODEL_CACHE_BYTES)
 
 
 class ScenarioSampler:

@@ -15,6 +15,7 @@ gives every renaming of a scenario one representative, under which its count is 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from math import factorial
 
@@ -57,29 +58,31 @@ def representatives(columns: np.ndarray, classes: list[list[int]]) -> tuple[np.n
     return keep, weight
 
 
+def _renamed_rule(rule: SeatRule, order: tuple[int, ...], where: dict[int, int]) -> SeatRule:
+    w = rule.wildcard
+    return replace(
+        rule,
+        len_lo=tuple(rule.len_lo[k] for k in order),
+        len_hi=tuple(rule.len_hi[k] for k in order),
+        shcp_lo=tuple(rule.shcp_lo[k] for k in order),
+        shcp_hi=tuple(rule.shcp_hi[k] for k in order),
+        wildcard=None if w is None else replace(w, candidates=tuple(sorted(where[k] for k in w.candidates))),
+    )
+
+
+def _renamed_part(part: PartRules, rules: tuple[SeatRule, SeatRule], where: dict[int, int]) -> PartRules:
+    return PartRules(part.seats, rules, tuple(FitRule(tuple(sorted(where[k] for k in f.suits)), f.min) for f in part.fits))
+
+
 def renamed(compiled: CompiledScenario, order: tuple[int, ...]) -> CompiledScenario:
     """The scenario with suit `order[j]` called suit j: the same deals, their suits renamed."""
     where = {old: new for new, old in enumerate(order)}
-
-    def seat(rule: SeatRule) -> SeatRule:
-        w = rule.wildcard
-        return replace(
-            rule,
-            len_lo=tuple(rule.len_lo[k] for k in order),
-            len_hi=tuple(rule.len_hi[k] for k in order),
-            shcp_lo=tuple(rule.shcp_lo[k] for k in order),
-            shcp_hi=tuple(rule.shcp_hi[k] for k in order),
-            wildcard=None if w is None else replace(w, candidates=tuple(sorted(where[k] for k in w.candidates))),
-        )
-
-    rules = tuple(seat(r) for r in compiled.seat_rules)
-    parts = tuple(
-        PartRules(p.seats, (rules[p.seats[0]], rules[p.seats[1]]), tuple(FitRule(tuple(sorted(where[k] for k in f.suits)), f.min) for f in p.fits))
-        for p in compiled.parts
-    )
+    rules = tuple(_renamed_rule(r, order, where) for r in compiled.seat_rules)
+    parts = tuple(_renamed_part(p, (rules[p.seats[0]], rules[p.seats[1]]), where) for p in compiled.parts)
     return CompiledScenario(rules, parts)  # type: ignore[arg-type]
 
 
+@functools.lru_cache(maxsize=1024)  # a build asks for each of its scenarios, most many times
 def canonical(compiled: CompiledScenario) -> CompiledScenario:
     """One representative of the scenario's suit renamings (the same count): its suits in
     the order of their signatures (`_signature`). A renaming has the same signatures, on
@@ -87,3 +90,19 @@ def canonical(compiled: CompiledScenario) -> CompiledScenario:
     whole scenario but what no suit is named in (alike suits: either order, one result)."""
     order = tuple(sorted(range(4), key=lambda k: _signature(compiled, k)))
     return compiled if order == (0, 1, 2, 3) else renamed(compiled, order)
+
+
+@functools.lru_cache(maxsize=1024)
+def canonical_part(part: PartRules) -> tuple[PartRules, tuple[int, ...]]:
+    """`canonical` for one partnership's rules: (the representative, `order`: its suit j
+    is suit `order[j]` of `part`)."""
+    def signature(k: int) -> tuple:
+        return tuple(
+            (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
+            for r in part.rules
+        ) + tuple(k in f.suits for f in part.fits)
+
+    order = tuple(sorted(range(4), key=signature))
+    where = {old: new for new, old in enumerate(order)}
+    rules = (_renamed_rule(part.rules[0], order, where), _renamed_rule(part.rules[1], order, where))
+    return _renamed_part(part, rules, where), order

@@ -56,9 +56,9 @@ def sample_jobs(jobs: Sequence[SampleJob]) -> list[ScenarioDeals]:
 def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     """The indices of `jobs` in shares for a pool of worker processes, costliest first.
 
-    Jobs with the same rules (a wiki repeats its hand types, page after page), or, tying
-    both partnerships, the same up to a renaming of the suits (`deals.symmetry.canonical`:
-    the same count, the costly part there), go into one
+    Jobs with the same rules (a wiki repeats its hand types, page after page), or the same
+    up to a renaming of the suits (`deals.symmetry.canonical`: the same counts, and models
+    renamed rather than counted), go into one
     share, at most `most` together: one process counts them once and reuses its models and
     counts, where shares spread in page order had two processes count the same scenario at
     once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
@@ -71,9 +71,7 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     same: dict[CompiledScenario, list[int]] = {}
     costs: dict[CompiledScenario, tuple[int, int, int]] = {}
     for i, job in enumerate(jobs):
-        compiled = compile_scenario(job.scenario)
-        if len(compiled.constrained_parts) == 2:
-            compiled = canonical(compiled)
+        compiled = canonical(compile_scenario(job.scenario))
         same.setdefault(compiled, []).append(i)
         costs[compiled] = counting_cost(compiled)
     shares = [(costs[key], group[start : start + most]) for key, group in same.items() for start in range(0, len(group), max(1, most))]
