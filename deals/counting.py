@@ -297,19 +297,20 @@ def _looked_up(renaming: tuple[PairModel, tuple[int, ...]], la: np.ndarray, lb: 
     """`name` (per kept pair of length vectors) of the renamed model for each pair (la, lb)
     here, renamed (`suit_of`); 0 for the pairs it dropped (they weigh nothing)."""
     model, suit_of = renaming
-    def code(a, b):  # a pair of length vectors as one integer
-        return ((a * 14 + b) * 196 ** np.arange(4)).sum(axis=1)
-    theirs = code(model.la, model.lb)
-    ours = np.empty_like(la)
-    ours_b = np.empty_like(lb)
-    ours[:, list(suit_of)], ours_b[:, list(suit_of)] = la, lb
-    ours = code(ours, ours_b)
+    theirs = _pair_code(model.la, model.lb)
+    if len(theirs) == 0:
+        return np.zeros(len(la), dtype=np.int64)
+    renamed_a, renamed_b = np.empty_like(la), np.empty_like(lb)
+    renamed_a[:, list(suit_of)], renamed_b[:, list(suit_of)] = la, lb
+    ours = _pair_code(renamed_a, renamed_b)
     order = np.argsort(theirs)
-    pos = np.minimum(np.searchsorted(theirs, ours, sorter=order), max(len(theirs) - 1, 0))
-    found = order[pos] if len(theirs) else pos
-    hit = theirs[found] == ours if len(theirs) else np.zeros(len(ours), dtype=bool)
-    values = getattr(model, name)
-    return np.where(hit, values[found] if len(theirs) else 0, 0).astype(np.int64)
+    found = order[np.minimum(np.searchsorted(theirs, ours, sorter=order), len(theirs) - 1)]
+    return np.where(theirs[found] == ours, getattr(model, name)[found], 0).astype(np.int64)
+
+
+def _pair_code(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """A pair of length vectors as one integer (base 14 per seat and suit)."""
+    return ((la * 14 + lb) * 196 ** np.arange(4)).sum(axis=1)
 
 
 _INTERNED: dict = {}
@@ -394,7 +395,7 @@ class PairModel:
         rules with the suits renamed, `suit_of[k]` its suit for suit k here): each pair of
         length vectors weighs what its renamed pair weighs there (the same hands, renamed),
         so the weights are looked up, not counted; every array is the one counting makes,
-        in its order, so the draws are the same (`renamed_model`)."""
+        in its order, so the draws are the same (`deals.sampler.pair_model`)."""
         single_threaded_blas()
         self.part = part
         ra, rb = part.rules

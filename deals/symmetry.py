@@ -34,10 +34,14 @@ def suit_classes(compiled: CompiledScenario) -> list[list[int]]:
 
 def _signature(compiled: CompiledScenario, k: int) -> tuple:
     """All the scenario says of suit k: two suits with the same signature are alike."""
+    return _rules_signature(compiled.seat_rules, [fit for part in compiled.parts for fit in part.fits], k)
+
+
+def _rules_signature(rules, fits, k: int) -> tuple:
     return tuple(
         (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
-        for r in compiled.seat_rules
-    ) + tuple(k in fit.suits for part in compiled.parts for fit in part.fits)
+        for r in rules
+    ) + tuple(k in fit.suits for fit in fits)
 
 
 def representatives(columns: np.ndarray, classes: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -96,13 +100,7 @@ def canonical(compiled: CompiledScenario) -> CompiledScenario:
 def canonical_part(part: PartRules) -> tuple[PartRules, tuple[int, ...]]:
     """`canonical` for one partnership's rules: (the representative, `order`: its suit j
     is suit `order[j]` of `part`)."""
-    def signature(k: int) -> tuple:
-        return tuple(
-            (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
-            for r in part.rules
-        ) + tuple(k in f.suits for f in part.fits)
-
-    order = tuple(sorted(range(4), key=signature))
+    order = tuple(sorted(range(4), key=lambda k: _rules_signature(part.rules, part.fits, k)))
     where = {old: new for new, old in enumerate(order)}
     rules = (_renamed_rule(part.rules[0], order, where), _renamed_rule(part.rules[1], order, where))
     return _renamed_part(part, rules, where), order

@@ -58,10 +58,9 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
 
     Jobs with the same rules (a wiki repeats its hand types, page after page), or the same
     up to a renaming of the suits (`deals.symmetry.canonical`: the same counts, and models
-    renamed rather than counted), go into one
-    share, at most `most` together: one process counts them once and reuses its models and
-    counts, where shares spread in page order had two processes count the same scenario at
-    once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
+    renamed rather than counted), go into one share, at most `most` together: one process
+    counts them once and reuses its models and counts, where shares spread in page order
+    had two processes count the same scenario at once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
     workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
     same however the jobs are spread."""
     from deals.rules import compile_scenario
