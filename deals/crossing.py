@@ -39,7 +39,7 @@ from .cache import Bounded
 from .counting import PairModel, length_pairs
 from .exact import exact_dot
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
-from .symmetry import suit_classes
+from .symmetry import canonical, suit_classes
 from .tables import comb_table, length_code, length_vectors
 
 MAX_CROSS_PAIRS = 250_000
@@ -52,7 +52,10 @@ def _ranges_only(rule: SeatRule) -> bool:
 
 
 def cross_count(compiled: CompiledScenario) -> int | None:
-    """The exact number of deals satisfying the scenario, or None when not covered."""
+    """The exact number of deals satisfying the scenario, or None when not covered. Counted
+    on its suits' representative renaming (`deals.symmetry.canonical`: the same count), so
+    that a wiki's same auction over another suit shares the pair counts (`_pair_counts`)."""
+    compiled = canonical(compiled)
     rules = compiled.seat_rules
     hcp_seats = [s for s in range(4) if rules[s].reads_hcp]
     if len(hcp_seats) > 2:

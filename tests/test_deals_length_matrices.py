@@ -387,3 +387,15 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     compiled = compile_scenario(scenario("opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-5 hcp:8-12; opp2 C:3+"))
     assert cross_count(compiled) == lm.matrix_count(compiled)
     assert len(crossing._PAIR_COUNTS) == 1
+
+
+def test_crossing_counts_a_renaming_of_the_suits_on_the_same_pair_counts(monkeypatch):
+    from deals import crossing
+    from deals.cache import Bounded
+
+    monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
+    hearts = "opener H:5+ hcp:11-15; responder H:3+ hcp:6-9; opp1 S:5+; opp2 C:2-4"
+    spades = "opener S:5+ hcp:11-15; responder S:3+ hcp:6-9; opp1 H:5+; opp2 D:2-4"
+    counts = [cross_count(compile_scenario(scenario(text))) for text in (hearts, spades)]
+    assert counts[0] is not None and counts[0] == counts[1] == lm.matrix_count(compile_scenario(scenario(spades)))
+    assert len(crossing._PAIR_COUNTS) == 1
