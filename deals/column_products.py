@@ -69,6 +69,12 @@ test of all four rules. Per-suit HCP rules are masks of the honours' owners, not
 band's seat may have them too. `dropped_seat` picks the seat whose band leaves the fewest
 cells, and keeps four capped axes when those are fewer (open ranges everywhere).
 
+What recurs is made once: a term's two halves, when its suits are alike (the take-out
+doubles: every suit), are one prepared half, and only half their meeting pairs are summed,
+twice (R's box is symmetric: `term_total`); the pairs of columns of two suits are kept by
+the columns they admit; a count is kept per process for every renaming of the suits
+(`column_count`: the Cue-bid over 1H and over 1S).
+
 Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
 products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
 owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
