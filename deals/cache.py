@@ -9,15 +9,22 @@ Entries are one-line JSON files under `$XDG_CACHE_HOME/bridgeshape-mirror/deals/
 SHA-256 of the compiled scenario and `VERSION` (bump it when a count could change). Writes are atomic (temporary file, then rename). Any failure (read-only
 home, corrupt file) just means a cache miss: the count is recomputed, never wrong.
 `BSM_DEALS_CACHE=0` turns the cache off.
+
+`Bounded` is the in-memory kind: the models and pair counts a process keeps for reuse
+(`deals.sampler.pair_model`, `deals.crossing`), least recently used dropped past a count
+and a byte budget.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import tempfile
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from pathlib import Path
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 VERSION = "deals-cache-4"  # 2, 3, 4: more scenarios counted (earlier ones remembered them as not counted)
 
@@ -35,6 +42,8 @@ def _directory() -> Path | None:
 
 
 def _path(kind: str, key: object) -> Path | None:
+    import hashlib  # here: `Bounded` is imported where no disk cache is read (a deal's start-up)
+
     directory = _directory()
     if directory is None:
         return None
@@ -43,6 +52,8 @@ def _path(kind: str, key: object) -> Path | None:
 
 
 def get_int(kind: str, key: object) -> int | None:
+    import json
+
     path = _path(kind, key)
     if path is None:
         return None
@@ -54,6 +65,9 @@ def get_int(kind: str, key: object) -> int | None:
 
 
 def put_int(kind: str, key: object, value: int) -> None:
+    import json
+    import tempfile
+
     path = _path(kind, key)
     if path is None:
         return
@@ -65,3 +79,55 @@ def put_int(kind: str, key: object, value: int) -> None:
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+class Bounded(Generic[K, V]):
+    """Values kept by key, the least recently used dropped when an entry is added past
+    `items` entries or `max_bytes` bytes together (`size` of each value); the newest always
+    stays. A value may grow while it is in use (a model builds its draw tables when drawn
+    from), so the sizes of the entries asked for since the last addition are measured again
+    at the next one: the others' are kept, not summed anew at every addition."""
+
+    def __init__(self, size: Callable[[V], int]):
+        self._size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._bytes: dict[K, int] = {}
+        self._total = 0
+        self._used: set[K] = set()
+
+    def get(self, key: K) -> V | None:
+        value = self._entries.get(key)
+        if value is not None:
+            self._entries.move_to_end(key)
+            self._used.add(key)
+        return value
+
+    def put(self, key: K, value: V, items: int, max_bytes: int) -> V:
+        for used in self._used & self._bytes.keys():
+            self._measure(used)
+        self._used = {key}
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        self._measure(key)
+        while len(self._entries) > 1 and (len(self._entries) > items or self._total > max_bytes):
+            old, _ = self._entries.popitem(last=False)
+            self._total -= self._bytes.pop(old)
+            self._used.discard(old)
+        return value
+
+    def _measure(self, key: K) -> None:
+        size = self._size(self._entries[key])
+        self._total += size - self._bytes.get(key, 0)
+        self._bytes[key] = size
+
+    def values(self) -> list[V]:
+        return list(self._entries.values())
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._bytes.clear()
+        self._used.clear()
+        self._total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -69,6 +69,12 @@ test of all four rules. Per-suit HCP rules are masks of the honours' owners, not
 band's seat may have them too. `dropped_seat` picks the seat whose band leaves the fewest
 cells, and keeps four capped axes when those are fewer (open ranges everywhere).
 
+What recurs is made once: a term's two halves, when its suits are alike (the take-out
+doubles: every suit), are one prepared half, and only half their meeting pairs are summed,
+twice (R's box is symmetric: `term_total`); the pairs of columns of two suits are kept by
+the columns they admit; a count is kept per process for every renaming of the suits
+(`column_count`: the Cue-bid over 1H and over 1S).
+
 Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
 products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
 owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
@@ -83,7 +89,7 @@ added as such. Variants change none of it: a block of K sums some of the product
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -94,6 +100,7 @@ from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
 from .rules import CompiledScenario, FitRule, SeatRule, shape_mask
+from .symmetry import canonical
 from .tables import length_code, length_vectors, within_thirteen
 
 #: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
@@ -377,7 +384,11 @@ class ColumnCount:
                 best = (guess, first, second, meet)
         assert best is not None
         _, first, second, _ = best
-        h1, h2 = (Half.of(*ks, *pairs[ks], None if comp is None else (comp[ks[0]], comp[ks[1]])) for ks in (first, second))
+        h1 = Half.of(*first, *pairs[first], None if comp is None else (comp[first[0]], comp[first[1]]))
+        if pairs[second] is pairs[first] and (comp is None or (comp[list(first)] == comp[list(second)]).all()):
+            h2 = replace(h1, k1=second[0], k2=second[1])  # alike suits: the same pairs, sorted alike
+        else:
+            h2 = Half.of(*second, *pairs[second], None if comp is None else (comp[second[0]], comp[second[1]]))
         return h1, h2, *self._meetings(h1, h2)
 
     def positive_term(self):
@@ -389,11 +400,12 @@ class ColumnCount:
         assert sign == 1 and self._comps[0] is None
         h1, h2, g1, g2 = self._plan(allowed)
         self._pairs_kept.clear()
-        return h1, h2, g1, g2, self._prepare(h1, g1), self._prepare(h2, g2)
+        return h1, h2, g1, g2, *self._prepare_both(h1, g1, h2, g2)
 
     def _pairs(self, allowed: np.ndarray, k1: int, k2: int):
-        """`Half.pairs`, shared by the terms whose two suits admit the same columns."""
-        key = (k1, k2, allowed[k1].tobytes(), allowed[k2].tobytes())
+        """`Half.pairs`, shared by the terms and the pairs of suits that admit the same
+        columns (they depend on the suits through those alone)."""
+        key = (allowed[k1].tobytes(), allowed[k2].tobytes())
         if key not in self._pairs_kept:
             self._pairs_kept[key] = Half.pairs(allowed, k1, k2, self.shaped)
         return self._pairs_kept[key]
@@ -425,7 +437,27 @@ class ColumnCount:
 
     def _preparing(self):
         for h1, h2, g1, g2 in self.plans:
-            yield self._prepare(h1, g1), self._prepare(h2, g2), len(g1)
+            yield *self._prepare_both(h1, g1, h2, g2), len(g1)
+
+    def _prepare_both(self, h1: Half, g1: np.ndarray, h2: Half, g2: np.ndarray) -> tuple[PreparedHalf, PreparedHalf]:
+        """Both halves made ready; the second is the first's K and G when the two halves are
+        alike (suits the term treats alike: the same pairs of columns, masks and honour
+        tables, and the same groups meeting), only its meeting pairs' rows its own."""
+        a = self._prepare(h1, g1)
+        if self._half_key(h1) != self._half_key(h2):
+            return a, self._prepare(h2, g2)
+        groups, rows = np.unique(g2, return_inverse=True)
+        if not np.array_equal(groups, np.unique(g1)):
+            return a, self._prepare(h2, g2)
+        return a, replace(a, rows=rows.ravel())
+
+    def _half_key(self, half: Half) -> tuple:
+        """What a half's K and G depend on: its pairs of columns and groups, their masks, and
+        the honour tables (`LengthMatrixCount.mask_id`) of its two suits' variants."""
+        v1, v2 = half.variants
+        masks = tuple(self.tables.mask_id[half.k1, v1].tolist()), tuple(self.tables.mask_id[half.k2, v2].tolist())
+        comp = b"" if half.comp is None else half.comp[0][half.c1].tobytes() + half.comp[1][half.c2].tobytes()
+        return half.c1.tobytes(), half.c2.tobytes(), half.codes.tobytes(), half.starts.tobytes(), comp, masks
 
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
@@ -515,14 +547,22 @@ class ColumnCount:
         return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index, merge)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
-        """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs."""
+        """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs. Alike
+        halves (`_prepare_both`: B_g = A_g) take half the pairs, twice: R's box is symmetric
+        (u and v pass together or not), so A_g1 . R(A_g2) = A_g2 . R(A_g1), and a half's row
+        sums s and 13 - s are never equal (13 is odd), so the pairs are (g1, g2), g1 < g2,
+        and their mirror images."""
+        rows_a, rows_b, times = a.rows, b.rows, 1
+        if b.columns is a.columns and _mirrored(a.rows, b.rows):
+            below = rows_a < rows_b
+            rows_a, rows_b, times = rows_a[below], rows_b[below], 2
         total = 0
         live = len(self.live)
         block = max(1, _BLOCK_CELLS // live)
         boxed = self._boxed_merged(b)
-        for i in range(0, len(a.rows), block):
-            ua, ia = np.unique(a.rows[i : i + block], return_inverse=True)
-            ub, ib = np.unique(b.rows[i : i + block], return_inverse=True)
+        for i in range(0, len(rows_a), block):
+            ua, ia = np.unique(rows_a[i : i + block], return_inverse=True)
+            ub, ib = np.unique(rows_b[i : i + block], return_inverse=True)
             if boxed is None:
                 r = self.tables.box_sums(b.tables(ub))[:, self.live][ib.ravel()]
             else:
@@ -533,7 +573,7 @@ class ColumnCount:
             running = np.cumsum(r, axis=0)
             meeting = np.diff(running[ends], axis=0, prepend=np.zeros((1, live), dtype=np.int64))
             total += exact_dot(a.live_tables(ua), meeting)
-        return total
+        return times * total
 
     def _boxed_merged(self, b: PreparedHalf) -> np.ndarray | None:
         """R of each row of b's merged G on the live cells, `(distinct, live)` float64, when
@@ -556,6 +596,14 @@ class ColumnCount:
     def total(self) -> int:
         single_threaded_blas()
         return sum(sign * self.term_total(a, b) for (sign, _), (a, b, _) in zip(self.terms, self.prepared))
+
+
+def _mirrored(first: np.ndarray, second: np.ndarray) -> bool:
+    """Are the pairs (first[p], second[p]) the pairs (second[p], first[p]), none (g, g)?"""
+    if (first == second).any():
+        return False
+    width = int(max(first.max(initial=0), second.max(initial=0))) + 1
+    return np.array_equal(np.sort(first * width + second), np.sort(second * width + first))
 
 
 @dataclass(frozen=True)
@@ -585,7 +633,12 @@ class PreparedHalf:
 
     def tables(self, groups: np.ndarray) -> np.ndarray:
         """A_s `(groups, cells)` int64 (exact: see the module docstring). G's rows are made
-        dense a block at a time, so that no table of 1,225 x cells is held."""
+        dense a block at a time, so that no table of 1,225 x cells is held. Products on the
+        live cells alone (`live_tables`: a third of the cells, or less), the others 0."""
+        if self.live_index is not None:
+            out = np.zeros((len(groups), self.cells), dtype=np.int64)
+            out[:, self.live_index >= 0] = self.live_tables(groups)
+            return out
         out = np.zeros((len(groups), self.cells), dtype=np.float64)
         columns = self.columns[groups]
         step = max(1, _BLOCK_CELLS // (4 * self.cells))
@@ -625,10 +678,17 @@ class PreparedHalf:
 
 def column_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when it is not counted
-    here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`)."""
+    here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`). Counted once per
+    process for all the renamings of its suits (`deals.symmetry.canonical`: a wiki's same
+    auction over another suit has the same count), on the representative."""
     if not counts(compiled):
         return None
+    return _canonical_count(canonical(compiled), MAX_WORK, MAX_TABLE_BYTES)
+
+
+@functools.lru_cache(maxsize=64)  # Python ints: a few bytes each
+def _canonical_count(compiled: CompiledScenario, max_work: float, max_table_bytes: int) -> int | None:
     counter = ColumnCount(compiled)
-    if counter.table_bytes > MAX_TABLE_BYTES or not counter.within(MAX_WORK):
+    if counter.table_bytes > max_table_bytes or not counter.within(max_work):
         return None
     return counter.total()

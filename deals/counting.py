@@ -293,6 +293,26 @@ def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndar
     return out
 
 
+def _looked_up(renaming: tuple[PairModel, tuple[int, ...]], la: np.ndarray, lb: np.ndarray, name: str) -> np.ndarray:
+    """`name` (per kept pair of length vectors) of the renamed model for each pair (la, lb)
+    here, renamed (`suit_of`); 0 for the pairs it dropped (they weigh nothing)."""
+    model, suit_of = renaming
+    theirs = _pair_code(model.la, model.lb)
+    if len(theirs) == 0:
+        return np.zeros(len(la), dtype=np.int64)
+    renamed_a, renamed_b = np.empty_like(la), np.empty_like(lb)
+    renamed_a[:, list(suit_of)], renamed_b[:, list(suit_of)] = la, lb
+    ours = _pair_code(renamed_a, renamed_b)
+    order = np.argsort(theirs)
+    found = order[np.minimum(np.searchsorted(theirs, ours, sorter=order), len(theirs) - 1)]
+    return np.where(theirs[found] == ours, getattr(model, name)[found], 0).astype(np.int64)
+
+
+def _pair_code(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """A pair of length vectors as one integer (base 14 per seat and suit)."""
+    return ((la * 14 + lb) * 196 ** np.arange(4)).sum(axis=1)
+
+
 _INTERNED: dict = {}
 
 
@@ -359,14 +379,23 @@ class PairModel:
     """Exact count of a partnership's satisfying hand pairs, and the tables to draw them."""
 
     def __init__(
-        self, part: PartRules, force_pair: bool = False, count_only: bool = False, alike: list[list[int]] | None = None
+        self,
+        part: PartRules,
+        force_pair: bool = False,
+        count_only: bool = False,
+        alike: list[list[int]] | None = None,
+        renaming: tuple[PairModel, tuple[int, ...]] | None = None,
     ):
         """`force_pair`: enumerate pairs of length vectors even when seat b has no rule (the
         cross-partnership counts need the count of every pair). `count_only`: drop the
         tables only the sampler needs, once counted (they are the bulk of the memory).
         `alike`: classes of suits the whole scenario treats alike (`deals.symmetry`; with
         `force_pair` and `count_only` only): keep one pair of length vectors per orbit,
-        `multiplicity` saying how many pairs it stands for."""
+        `multiplicity` saying how many pairs it stands for. `renaming`: (a model of these
+        rules with the suits renamed, `suit_of[k]` its suit for suit k here): each pair of
+        length vectors weighs what its renamed pair weighs there (the same hands, renamed),
+        so the weights are looked up, not counted; every array is the one counting makes,
+        in its order, so the draws are the same (`deals.sampler.pair_model`)."""
         single_threaded_blas()
         self.part = part
         ra, rb = part.rules
@@ -409,7 +438,12 @@ class PairModel:
         # Superset weights (wildcard HCP left out): drop pairs of vectors that weigh nothing.
         zero = np.zeros((len(la), 4), dtype=np.int64)
         self._memo: dict = {}  # half tables shared between the terms, while counting
-        w, k12, k34, keys12, keys34 = self._term(variants, la, lb, zero)
+        if renaming is None:
+            w, k12, k34, keys12, keys34 = self._term(variants, la, lb, zero)
+        else:
+            assert alike is None and not force_pair, "renamings are for the sampler's models"
+            keys12, keys34, k12, k34 = self._halves(la, lb, zero)
+            w = _looked_up(renaming, la, lb, "weights")
         keep = w > 0
         self.la, self.lb, self.weights = la[keep], lb[keep], w[keep]
         #: How many pairs of length vectors each kept pair stands for (1 without `alike`).
@@ -423,6 +457,14 @@ class PairModel:
             self._fit_tables(part.fits)
         self.superset_count = self._scaled_total(self.weights)
 
+        if renaming is not None:
+            # inclusion-exclusion's result per pair, looked up too; the count is linear in it
+            self.exact_weights = _looked_up(renaming, self.la, self.lb, "exact_weights")
+            self.count = self._scaled_total(self.exact_weights)
+            del self._memo
+            if count_only:
+                self.suit_tables = None
+            return
         # Exact count: inclusion-exclusion over the seats whose wildcard has an HCP condition.
         total = self.superset_count
         #: Exact count per kept pair of length vectors (fit mode: before the Z(L) weights).
@@ -477,15 +519,22 @@ class PairModel:
         """Per pair of length vectors: the count with per-suit variants `v` (n, 4); also each
         pair's half indices and the distinct half codes."""
         n = len(la)
+        u12, u34, i12, i34 = self._halves(la, lb, v)
+        f12 = self._memo_rows("12", u12, lambda keys: self._half(variants, keys, 0))
+        r34 = self._memo_rows("34", u34, lambda keys: rectangle_sums(self._half(variants, keys, 2), self.rect))
+        group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
+        out = grouped_dots(f12, r34, i12, i34, group) if n else np.zeros(0, dtype=np.int64)
+        return out, i12, i34, u12, u34
+
+    @staticmethod
+    def _halves(la, lb, v):
+        """Each pair's half codes (suits 1+2, 3+4, variants `v`): the distinct codes, and
+        each pair's index into them."""
         key12 = ((la[:, 0] * 14 + lb[:, 0]) * 4 + v[:, 0]) * 784 + (la[:, 1] * 14 + lb[:, 1]) * 4 + v[:, 1]
         key34 = ((la[:, 2] * 14 + lb[:, 2]) * 4 + v[:, 2]) * 784 + (la[:, 3] * 14 + lb[:, 3]) * 4 + v[:, 3]
         u12, i12 = np.unique(key12, return_inverse=True)
         u34, i34 = np.unique(key34, return_inverse=True)
-        f12 = self._memo_rows("12", u12, lambda keys: self._half(variants, keys, 0))
-        r34 = self._memo_rows("34", u34, lambda keys: rectangle_sums(self._half(variants, keys, 2), self.rect))
-        group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
-        out = grouped_dots(f12, r34, i12.ravel(), i34.ravel(), group) if n else np.zeros(0, dtype=np.int64)
-        return out, i12.ravel(), i34.ravel(), u12, u34
+        return u12, u34, i12.ravel(), i34.ravel()
 
     def _memo_rows(self, name: str, keys: np.ndarray, compute) -> np.ndarray:
         """`compute(keys)` (one table row per sorted distinct half code), reusing the rows an

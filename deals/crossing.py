@@ -29,17 +29,17 @@ counts the scenario instead.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from itertools import combinations
 
 import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT
 
+from .cache import Bounded
 from .counting import PairModel, length_pairs
 from .exact import exact_dot
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
-from .symmetry import suit_classes
+from .symmetry import canonical, suit_classes
 from .tables import comb_table, length_code, length_vectors
 
 MAX_CROSS_PAIRS = 250_000
@@ -52,7 +52,10 @@ def _ranges_only(rule: SeatRule) -> bool:
 
 
 def cross_count(compiled: CompiledScenario) -> int | None:
-    """The exact number of deals satisfying the scenario, or None when not covered."""
+    """The exact number of deals satisfying the scenario, or None when not covered. Counted
+    on its suits' representative renaming (`deals.symmetry.canonical`: the same count), so
+    that a wiki's same auction over another suit shares the pair counts (`_pair_counts`)."""
+    compiled = canonical(compiled)
     rules = compiled.seat_rules
     hcp_seats = [s for s in range(4) if rules[s].reads_hcp]
     if len(hcp_seats) > 2:
@@ -81,7 +84,7 @@ def cross_count(compiled: CompiledScenario) -> int | None:
 #: same two seats' rules (an opening, an overcall) recur beside other rules for c and d
 #: (build_bench's 1,000 pages: 72 scenarios counted here, 24 distinct pairs of seats' rules).
 PAIR_COUNTS_BYTES = 32 * 2**20
-_PAIR_COUNTS: OrderedDict[tuple, tuple] = OrderedDict()
+_PAIR_COUNTS: Bounded[tuple, tuple] = Bounded(lambda kept: sum(a.nbytes for a in kept[1:]))
 
 
 def _pair_counts(part: PartRules, alike: tuple[tuple[int, ...], ...]) -> tuple:
@@ -90,17 +93,12 @@ def _pair_counts(part: PartRules, alike: tuple[tuple[int, ...], ...]) -> tuple:
     key = (part, alike)
     kept = _PAIR_COUNTS.get(key)
     if kept is not None:
-        _PAIR_COUNTS.move_to_end(key)
         return kept
     model = PairModel(part, force_pair=True, count_only=True, alike=[list(c) for c in alike])
     arrays = (model.la, model.lb, model.exact_weights, model.multiplicity)
     for array in arrays:
         array.flags.writeable = False
-    kept = _PAIR_COUNTS[key] = (model.seats, *arrays)
-    total = sum(sum(a.nbytes for a in entry[1:]) for entry in _PAIR_COUNTS.values())
-    while len(_PAIR_COUNTS) > 1 and total > PAIR_COUNTS_BYTES:
-        total -= sum(a.nbytes for a in _PAIR_COUNTS.popitem(last=False)[1][1:])
-    return kept
+    return _PAIR_COUNTS.put(key, (model.seats, *arrays), len(_PAIR_COUNTS) + 1, PAIR_COUNTS_BYTES)
 
 
 def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | None:

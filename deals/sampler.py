@@ -91,7 +91,6 @@ caller can stream 100,000 deals in bounded memory.
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -101,6 +100,7 @@ import numpy as np
 from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
+from .cache import Bounded
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
@@ -110,6 +110,7 @@ from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
+from .symmetry import canonical_part
 from .tables import ALL_DEALS
 
 BATCH = 16384
@@ -245,7 +246,10 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
 #: for a long run can weigh tens of MB, and the byte budget pushes the oldest out.
 MODEL_CACHE_SIZE = 256
 MODEL_CACHE_BYTES = 160 * 2**20
-_MODELS: OrderedDict[PartRules, PairModel] = OrderedDict()
+_MODELS: Bounded[PartRules, PairModel] = Bounded(lambda model: model.nbytes)
+#: Per renaming class of rules (`deals.symmetry.canonical_part`), the last rules of it
+#: modelled and their renaming: a model of theirs may be renamed rather than counted again.
+_RENAMED: dict[PartRules, tuple[PartRules, tuple[int, ...]]] = {}
 
 
 def pair_model(part: PartRules) -> PairModel:
@@ -258,14 +262,23 @@ def pair_model(part: PartRules) -> PairModel:
     """
     model = _MODELS.get(part)
     if model is not None:
-        _MODELS.move_to_end(part)
         return model
-    model = PairModel(part)
-    _MODELS[part] = model
-    total = sum(m.nbytes for m in _MODELS.values())
-    while len(_MODELS) > 1 and (len(_MODELS) > MODEL_CACHE_SIZE or total > MODEL_CACHE_BYTES):
-        total -= _MODELS.popitem(last=False)[1].nbytes
-    return model
+    # The same rules over other suits (an opening of 1H beside one of 1S): the counts of one
+    # renamed (`PairModel`'s `renaming`), not counted again.
+    key, order = canonical_part(part)
+    seen = _RENAMED.get(key)
+    source = _MODELS.get(seen[0]) if seen is not None else None
+    if source is None:
+        model = PairModel(part)
+    else:
+        suit_of = [0] * 4
+        for j, k in enumerate(order):
+            suit_of[k] = seen[1][j]
+        model = PairModel(part, renaming=(source, tuple(suit_of)))
+    _RENAMED[key] = (part, order)
+    if len(_RENAMED) > 4 * MODEL_CACHE_SIZE:
+        _RENAMED.pop(next(iter(_RENAMED)))
+    return _MODELS.put(part, model, MODEL_CACHE_SIZE, MODEL_CACHE_BYTES)
 
 
 class ScenarioSampler:

@@ -144,11 +144,14 @@ def _publish(
     written = linked = 0
     try:
         version.mkdir(parents=True)
+        folders = {version}  # made: a mkdir per file was a tenth of the time here
         for path, data in files.items():
             if progress is not None:
                 progress(1)
             target = version / path
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(target.parent)
             name = str(path)
             if current is not None and old.get(name) == manifest[name]:
                 try:

@@ -56,19 +56,21 @@ def sample_jobs(jobs: Sequence[SampleJob]) -> list[ScenarioDeals]:
 def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     """The indices of `jobs` in shares for a pool of worker processes, costliest first.
 
-    Jobs with the same rules (a wiki repeats its hand types, page after page) go into one
-    share, at most `most` together: one process counts them once and reuses its models and
-    counts, where shares spread in page order had two processes count the same scenario at
-    once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
+    Jobs with the same rules (a wiki repeats its hand types, page after page), or the same
+    up to a renaming of the suits (`deals.symmetry.canonical`: the same counts, and models
+    renamed rather than counted), go into one share, at most `most` together: one process
+    counts them once and reuses its models and counts, where shares spread in page order
+    had two processes count the same scenario at once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
     workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
     same however the jobs are spread."""
     from deals.rules import compile_scenario
     from deals.sampler import counting_cost
+    from deals.symmetry import canonical
 
     same: dict[CompiledScenario, list[int]] = {}
     costs: dict[CompiledScenario, tuple[int, int, int]] = {}
     for i, job in enumerate(jobs):
-        compiled = compile_scenario(job.scenario)
+        compiled = canonical(compile_scenario(job.scenario))
         same.setdefault(compiled, []).append(i)
         costs[compiled] = counting_cost(compiled)
     shares = [(costs[key], group[start : start + most]) for key, group in same.items() for start in range(0, len(group), max(1, most))]

@@ -426,3 +426,45 @@ def test_four_seats_agree_with_the_length_matrices(text):
     assume(exact is not None)
     assert exact > 0
     assert count(text) == exact
+
+
+# -- renamings of the suits: one count ------------------------------------------------------
+
+
+def test_a_renaming_of_the_suits_counts_the_same():
+    """Counted on each renaming itself (its own halves and masks), not on the representative."""
+    from deals.symmetry import renamed
+
+    for text in [XHCP[0], SHAPED_REFERENCE, TAKE_OUT + " fit:8+", REFERENCE_CASES[0]]:
+        scenario = compiled(text)
+        counts = {cp.ColumnCount(renamed(scenario, order)).total() for order in [(0, 1, 2, 3), (1, 3, 0, 2), (3, 2, 1, 0)]}
+        assert len(counts) == 1, text
+
+
+def test_a_renaming_is_counted_once_per_process():
+    cp._canonical_count.cache_clear()
+    first = count(CUE_BID)
+    assert count(CUE_BID.replace("H:", "x").replace("C:", "D:").replace("x", "S:")) == first
+    assert cp._canonical_count.cache_info().misses == 1
+
+
+# -- alike halves: prepared once, half their pairs counted twice ----------------------------
+
+
+@pytest.mark.parametrize("text", [TAKE_OUT_OVERCALLED, "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+"])
+def test_alike_halves_count_what_two_halves_prepared_apart_count(text):
+    counter = cp.ColumnCount(compiled(text))
+    twins = 0
+    for h1, h2, g1, g2 in counter.plans:
+        a, b = counter._prepare_both(h1, g1, h2, g2)
+        twins += b.columns is a.columns
+        apart = counter._prepare(h2, g2)
+        assert apart.columns is not a.columns and np.array_equal(apart.columns, b.columns)
+        assert counter.term_total(a, b) == counter.term_total(a, apart)
+    assert twins >= 2  # every suit alike: each term's two halves
+
+
+def test_mirrored_pairs():
+    assert cp._mirrored(np.array([0, 1, 2, 3]), np.array([3, 2, 1, 0]))
+    assert not cp._mirrored(np.array([0, 1, 2]), np.array([1, 2, 0]))
+    assert not cp._mirrored(np.array([0, 1]), np.array([0, 1]))

@@ -367,3 +367,57 @@ def test_grouped_dots_are_the_dot_products_of_each_pair():
     got = grouped_dots(f12, f34, i12, i34, group)
     want = [sum(x * y for x, y in zip(f12[a].tolist(), f34[b].tolist())) for a, b in zip(i12, i34)]
     assert got.tolist() == want
+
+
+# -- the same rules over other suits: a model renamed, not counted again --------------------
+
+RENAMED_PARTS = [
+    "opener hcp:11-21 H:5+; responder hcp:10-15 x:0-1 fit:H8+",  # both seats, a fit, a wildcard
+    "opener hcp:15-17 shape:balanced; responder hcp:8+ S:4 Dhcp:2+",  # a shape, a suit's HCP
+    "opener H:5+ hcp:12-21; responder fit:8+ x:4+ xhcp:3+",  # a wildcard with HCP: exact != superset
+    "opener hcp:12+ C:4+ x:6+ xhcp:4+",  # one seat (rest mode)
+    "opener x:5+ xhcp:4+ hcp:10+; responder fit:8+",  # fit mode
+]
+
+
+@pytest.mark.parametrize("text", RENAMED_PARTS)
+def test_a_renamed_model_is_the_model_counting_makes(text):
+    """Every array (the draws read them, in their order) and both counts, for renamings of
+    the suits, built from the model of the rules as written."""
+    import dsl
+    from deals.symmetry import canonical_part, renamed
+
+    compiled = compile_scenario(dsl.parse_scenarios(text)[0])
+    part = compiled.constrained_parts[0]
+    source = PairModel(part)
+    for order in [(1, 0, 2, 3), (3, 2, 1, 0), (1, 2, 3, 0)]:
+        other = renamed(compiled, order).constrained_parts[0]
+        (key, mine), (key_other, theirs) = canonical_part(part), canonical_part(other)
+        assert key == key_other
+        suit_of = [0] * 4
+        for j, k in enumerate(theirs):
+            suit_of[k] = mine[j]
+        direct, via = PairModel(other), PairModel(other, renaming=(source, tuple(suit_of)))
+        assert (via.count, via.superset_count) == (direct.count, direct.superset_count)
+        arrays = {k for k, v in vars(direct).items() if isinstance(v, np.ndarray)}
+        assert arrays == {k for k, v in vars(via).items() if isinstance(v, np.ndarray)}
+        for name in arrays:
+            assert np.array_equal(getattr(direct, name), getattr(via, name)), (order, name)
+
+
+def test_pair_model_renames_the_model_of_the_same_rules_over_other_suits(monkeypatch):
+    import dsl
+    import deals.sampler as sampler_module
+    from deals.cache import Bounded
+
+    monkeypatch.setattr(sampler_module, "_MODELS", Bounded(lambda model: model.nbytes))
+    monkeypatch.setattr(sampler_module, "_RENAMED", {})
+    parts = [compile_scenario(dsl.parse_scenarios(f"opener hcp:12-21 {k}:5+; responder fit:{k}8+")[0]).parts[0] for k in "SHDC"]
+    first = sampler_module.pair_model(parts[0])
+
+    def counted(*args):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(PairModel, "_term", counted)
+    models = [sampler_module.pair_model(p) for p in parts[1:]]
+    assert all(m.count == first.count and m.part == p for m, p in zip(models, parts[1:]))

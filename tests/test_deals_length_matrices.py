@@ -373,8 +373,9 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     """Scenarios with the same two HCP seats beside other rules for the other two reuse one
     pair count (kept read-only), and each still agrees with the length matrices."""
     from deals import crossing
+    from deals.cache import Bounded
 
-    monkeypatch.setattr(crossing, "_PAIR_COUNTS", type(crossing._PAIR_COUNTS)())
+    monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
     texts = [f"opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-4 hcp:8-12; responder S:2-4; opp2 C:{n}+" for n in (2, 3, 4)]
     for text in texts:
         compiled = compile_scenario(scenario(text))
@@ -385,4 +386,16 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     monkeypatch.setattr(crossing, "PAIR_COUNTS_BYTES", 0)  # nothing kept but the last
     compiled = compile_scenario(scenario("opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-5 hcp:8-12; opp2 C:3+"))
     assert cross_count(compiled) == lm.matrix_count(compiled)
+    assert len(crossing._PAIR_COUNTS) == 1
+
+
+def test_crossing_counts_a_renaming_of_the_suits_on_the_same_pair_counts(monkeypatch):
+    from deals import crossing
+    from deals.cache import Bounded
+
+    monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
+    hearts = "opener H:5+ hcp:11-15; responder H:3+ hcp:6-9; opp1 S:5+; opp2 C:2-4"
+    spades = "opener S:5+ hcp:11-15; responder S:3+ hcp:6-9; opp1 H:5+; opp2 D:2-4"
+    counts = [cross_count(compile_scenario(scenario(text))) for text in (hearts, spades)]
+    assert counts[0] is not None and counts[0] == counts[1] == lm.matrix_count(compile_scenario(scenario(spades)))
     assert len(crossing._PAIR_COUNTS) == 1

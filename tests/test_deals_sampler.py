@@ -246,8 +246,9 @@ def test_estimate_is_a_property_of_the_rules():
 
 def test_model_cache_keeps_to_its_byte_budget(monkeypatch):
     import deals.sampler as sampler_module
+    from deals.cache import Bounded
 
-    monkeypatch.setattr(sampler_module, "_MODELS", sampler_module.OrderedDict())
+    monkeypatch.setattr(sampler_module, "_MODELS", Bounded(lambda model: model.nbytes))
     monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 1)
     texts = ["opener H:5+ hcp:12-21; responder H:4+", "opener S:5+ hcp:12-21; responder S:4+"]
     models = [sampler_module.pair_model(ScenarioSampler(dsl.parse_scenarios(t)[0]).parts[0]) for t in texts]

@@ -47,3 +47,10 @@ def test_scenarios_tying_both_partnerships_go_first_in_page_order_among_equals()
 def test_a_share_deals_what_its_jobs_deal_one_by_one():
     jobs = jobs_of(ONE_PARTNERSHIP, ONE_PARTNERSHIP, count=3)
     assert sample_jobs(jobs) == [sample_job(job) for job in jobs]
+
+
+def test_the_same_auction_in_another_suit_shares_a_worker():
+    """Renaming the suits keeps the count (`deals.symmetry.canonical`): counted once."""
+    renamed = TAKE_OUT.replace("S:", "H:")
+    jobs = jobs_of(TAKE_OUT, ONE_PARTNERSHIP, renamed, OVERCALL)
+    assert sorted(map(sorted, schedule(jobs, most=100))) == [[0, 2], [1], [3]]
