@@ -28,11 +28,11 @@ def suit_classes(compiled: CompiledScenario) -> list[list[int]]:
     """The classes of alike suits (0..3 = S H D C), each in increasing order."""
     signatures: dict = {}
     for k in range(4):
-        signatures.setdefault(_signature(compiled, k), []).append(k)
+        signatures.setdefault(suit_signature(compiled, k), []).append(k)
     return list(signatures.values())
 
 
-def _signature(compiled: CompiledScenario, k: int) -> tuple:
+def suit_signature(compiled: CompiledScenario, k: int) -> tuple:
     """All the scenario says of suit k: two suits with the same signature are alike."""
     return _rules_signature(compiled.seat_rules, [fit for part in compiled.parts for fit in part.fits], k)
 
@@ -89,11 +89,16 @@ def renamed(compiled: CompiledScenario, order: tuple[int, ...]) -> CompiledScena
 @functools.lru_cache(maxsize=1024)  # a build asks for each of its scenarios, most many times
 def canonical(compiled: CompiledScenario) -> CompiledScenario:
     """One representative of the scenario's suit renamings (the same count): its suits in
-    the order of their signatures (`_signature`). A renaming has the same signatures, on
+    the order of their signatures (`suit_signature`). A renaming has the same signatures, on
     other suits, so it gets the same order of them, and the signatures in order are the
     whole scenario but what no suit is named in (alike suits: either order, one result)."""
-    order = tuple(sorted(range(4), key=lambda k: _signature(compiled, k)))
+    order = canonical_order(compiled)
     return compiled if order == (0, 1, 2, 3) else renamed(compiled, order)
+
+
+def canonical_order(compiled: CompiledScenario) -> tuple[int, ...]:
+    """The order `canonical` renames by: its suit j is suit `order[j]` of the scenario."""
+    return tuple(sorted(range(4), key=lambda k: suit_signature(compiled, k)))
 
 
 @functools.lru_cache(maxsize=1024)

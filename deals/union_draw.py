@@ -41,6 +41,7 @@ from .feasibility import joint_contradiction
 from .rng import Rng
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
 from .sampler import seat_features
+from .symmetry import canonical_order, renamed, suit_signature
 
 #: The most terms (the product of the disjunctions' suits) the union is tried with.
 MAX_TERMS = 256
@@ -233,46 +234,9 @@ def _pinned(rule: SeatRule, suit: int) -> SeatRule:
 
 def _canonical(term: CompiledScenario) -> tuple[tuple, tuple[int, ...], CompiledScenario]:
     """The term's class: (its key, the order that takes the term to it, the class's term).
-    The terms of one scenario differ only suit by suit, so a class is the sorted list of
-    the suits' signatures (each seat's ranges in the suit, whether its wildcard or a fit is
-    there), and its order puts the suits in that sorted order."""
-
-    def signature(k: int) -> tuple:
-        seats = tuple(
-            (r.len_lo[k], r.len_hi[k], r.shcp_lo[k], r.shcp_hi[k], r.wildcard is not None and k in r.wildcard.candidates)
-            for r in term.seat_rules
-        )
-        return seats + tuple(k in f.suits for p in term.parts for f in p.fits)
-
-    signatures = [signature(k) for k in range(_SUITS)]
-    ranked = sorted(range(_SUITS), key=lambda k: (signatures[k], k))
-    order = [0] * _SUITS
-    for place, k in enumerate(ranked):
-        order[k] = place
-    return tuple(signatures[k] for k in ranked), tuple(order), _reordered(term, tuple(order))
-
-
-def _reordered(term: CompiledScenario, order: tuple[int, ...]) -> CompiledScenario:
-    """The term with suit k moved to suit order[k] (its deals: suit order[k] of the new one
-    is suit k of the old)."""
-
-    def moved(values: tuple[int, ...]) -> tuple[int, ...]:
-        out = [0] * _SUITS
-        for k, v in enumerate(values):
-            out[order[k]] = v
-        return tuple(out)
-
-    def rule_of(rule: SeatRule) -> SeatRule:
-        w = rule.wildcard
-        return replace(
-            rule,
-            len_lo=moved(rule.len_lo), len_hi=moved(rule.len_hi), shcp_lo=moved(rule.shcp_lo), shcp_hi=moved(rule.shcp_hi),
-            wildcard=None if w is None else replace(w, candidates=tuple(sorted(order[k] for k in w.candidates))),
-        )
-
-    rules = tuple(rule_of(r) for r in term.seat_rules)
-    parts = tuple(
-        PartRules(p.seats, (rules[p.seats[0]], rules[p.seats[1]]), tuple(FitRule(tuple(sorted(order[k] for k in f.suits)), f.min) for f in p.fits))
-        for p in term.parts
-    )
-    return CompiledScenario(rules, parts)  # type: ignore[arg-type]
+    The terms of one scenario differ only suit by suit, so a class is the list of the
+    suits' signatures in `deals.symmetry`'s canonical order, and the class's term is the
+    term renamed to that order; `order[k]` is where the term's suit k goes."""
+    ranked = canonical_order(term)
+    order = tuple(ranked.index(k) for k in range(_SUITS))
+    return tuple(suit_signature(term, k) for k in ranked), order, renamed(term, ranked)
