@@ -192,21 +192,32 @@ def _padded_tables(model: PairModel, key: bytes) -> np.ndarray:
     return t
 
 
+_TRI_BACK = _TRI_A * _PAD + _TRI_B  # the second suit's (u - ha, v - hb) from its (u, v)
+_TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
+
+
 def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
     """Split HCP totals (u, v) of two suits between them: `xbase`/`ybase` locate each row's
     padded table of the first/second suit in `flat`. Returns the first suit's (ha, hb).
-    Only ha + hb <= 10 can weigh anything (a suit has 10 HCP). Rows sharing tables and
-    totals share their cumulative weights (computed once, then a binary search per row)."""
-    key = (xbase * (_PAD * _PAD * 14 * 14 * 4) + ybase) * 441 + u * 21 + v
-    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    xb, yb, uu, vv = xbase[first], ybase[first], u[first], v[first]
-    w = flat[xb[:, None] + _TRI_OFF[None, :]] * flat[
-        (yb + (uu + 10) * _PAD + (vv + 10))[:, None] - (_TRI_A * _PAD + _TRI_B)[None, :]
-    ]
-    cum = np.cumsum(w, axis=1)
-    inv = inv.ravel()
-    k = search_rows(cum, inv, rng.below(cum[inv, -1]))
-    return _TRI_A[k], _TRI_B[k]
+    Only ha + hb <= 10 can weigh anything (a suit has 10 HCP): 66 splits, in `_TRI_A`,
+    `_TRI_B` order. Split by split across every row at once (each step a whole column, no
+    rows of 66 to sort out, search or lay end to end): the row's weights summed, an
+    unbiased draw below the sum, and the pick is the number of running sums at or below it,
+    which is the smallest k whose running sum passes it."""
+    n = len(u)
+    at = ybase + (u + 10) * _PAD + (v + 10)
+    w = np.empty((len(_TRI_STEPS), n), dtype=np.int64)
+    total = np.zeros(n, dtype=np.int64)
+    for k, (first, second) in enumerate(_TRI_STEPS):
+        np.multiply(flat[xbase + first], flat[at - second], out=w[k])
+        total += w[k]
+    target = rng.below(total)
+    pick = np.zeros(n, dtype=np.int64)
+    running = np.zeros(n, dtype=np.int64)
+    for k in range(len(_TRI_STEPS)):
+        running += w[k]
+        pick += running <= target
+    return _TRI_A[pick], _TRI_B[pick]
 
 
 def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:

@@ -165,3 +165,61 @@ def test_seat_lengths_are_the_lengths_of_seat_features():
     for seat in range(4):
         got = seat_lengths(owner, seat)
         assert got.dtype == np.int64 and np.array_equal(got, seat_features(owner, seat)[0])
+
+
+@pytest.mark.parametrize("text", ["opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15", "opener hcp:20-37; responder hcp:0-3"])
+def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
+    """`part_sampler._split` (split by split across the rows) against each row's weights in
+    plain Python, with the same unbiased draw below each row's sum: the same picks, so the
+    same deals. Rows of every table and total the draw meets, the sums' extremes included."""
+    import dsl
+    from deals import part_sampler
+    from deals.sampler import ScenarioSampler
+
+    model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
+    calls = []
+    real = part_sampler._split
+    try:
+        part_sampler._split = lambda rng, *args: calls.append(args) or real(rng, *args)
+        part_sampler.draw_part(model, 400, make_rng(3))
+    finally:
+        part_sampler._split = real
+    assert len(calls) == 2
+    for flat, xbase, ybase, u, v in calls:
+        table, pad = flat.tolist(), part_sampler._PAD
+        weights = [
+            [table[x + (ha + 10) * pad + hb + 10] * table[y + (uu - ha + 10) * pad + vv - hb + 10] for ha in range(11) for hb in range(11 - ha)]
+            for x, y, uu, vv in zip(xbase.tolist(), ybase.tolist(), u.tolist(), v.tolist())
+        ]
+        totals = np.array([sum(w) for w in weights], dtype=np.int64)
+        # The generator's draw, then each row's running sums themselves (where `<` and `<=`
+        # part), 0 and the sum less one.
+        gen = np.random.default_rng(7)
+        edges = [np.cumsum(w)[np.cumsum(w) < sum(w)] for w in weights]
+        chosen = [
+            make_rng(5).below(totals).tolist(),
+            [int(gen.choice(e)) if len(e) else 0 for e in edges],
+            [0] * len(weights),
+            (totals - 1).tolist(),
+        ]
+        for target in chosen:
+            want = []
+            for w, t in zip(weights, target):
+                running, k = 0, 0
+                while running + w[k] <= t:
+                    running += w[k]
+                    k += 1
+                want.append([(ha, hb) for ha in range(11) for hb in range(11 - ha)][k])
+            ha, hb = real(_Below(target, totals), flat, xbase, ybase, u, v)
+            assert list(zip(ha.tolist(), hb.tolist())) == want
+
+
+class _Below:
+    """An `Rng` whose `below` gives chosen values (checked to be below the bounds asked)."""
+
+    def __init__(self, values, bounds):
+        self.values, self.bounds = np.array(values, dtype=np.int64), bounds
+
+    def below(self, bounds):
+        assert np.array_equal(bounds, self.bounds) and (self.values < bounds).all()
+        return self.values
