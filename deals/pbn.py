@@ -13,14 +13,16 @@ import textwrap
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
 
 from .boards import Board
-from .cards import Card, Deal, Hand
+
+if TYPE_CHECKING:
+    from .cards import Deal
 
 PBN_DEAL_LENGTH = 69
 _HAND_RE = re.compile(r"^[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*$")
@@ -35,6 +37,8 @@ def parse_deal(text: str) -> Deal:
 
     Only full deals are accepted: four hands of 13 cards, 52 distinct cards.
     """
+    from .cards import Card, Deal, Hand  # here: writing deals never needs them (5 ms of a start)
+
     text = text.strip()
     if len(text) < 2 or text[1] != ":" or text[0].upper() not in SEAT_LETTERS:
         raise PbnError(f"a PBN deal starts with N:, E:, S: or W:, not {text[:2]!r}")
