@@ -223,3 +223,41 @@ class _Below:
     def below(self, bounds):
         assert np.array_equal(bounds, self.bounds) and (self.values < bounds).all()
         return self.values
+
+
+@pytest.mark.parametrize("text", ["opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15", "opener H:7+ x:0-1 hcp:5-10"])
+def test_cards_of_the_splits_are_those_of_the_indexing_by_each_table_axis(text):
+    """`part_sampler._cards` (flat table indices, each suit's honours written as one word)
+    against its plain form (a table indexed by its four axes, honours byte by byte), pair and
+    rest mode, from the same generator: the same cards."""
+    import dsl
+    from deals import part_sampler
+    from deals.sampler import ScenarioSampler
+    from deals.tables import MASK_COUNT
+
+    model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
+    calls = []
+    real = part_sampler._cards
+    try:
+        part_sampler._cards = lambda *args: calls.append(args) or real(*args)
+        part_sampler.draw_part(model, 3000, make_rng(4))
+    finally:
+        part_sampler._cards = real
+    (model, c, _, la, lb, ha, hb), = calls
+
+    def plain(rng):
+        n, fa, fb = len(la), la.ravel(), lb.ravel()
+        scum = c["split_cum"][fa, fb, ha, hb]
+        second = rng.below(scum[:, 1]) >= scum[:, 0]
+        split = c["split_codes"][ha, hb, second.astype(np.int64)]
+        mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
+        spots_a, spots_b = fa - MASK_COUNT[mask_a], fb - MASK_COUNT[mask_b]
+        perm = rng.permutations(n * 4, 9)
+        seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
+        out = np.empty((n * 4, 13), dtype=np.int8)
+        for k in range(4):  # honour k (A first): bit k of the masks
+            out[:, k] = np.where((mask_a >> k) & 1, seat_a, np.where((mask_b >> k) & 1, seat_b, -1))
+        out[:, 4:] = np.where(perm < spots_a[:, None], seat_a, np.where(perm < (spots_a + spots_b)[:, None], seat_b, -1))
+        return out.reshape(n, 52)
+
+    assert np.array_equal(real(model, c, make_rng(6), la, lb, ha, hb), plain(make_rng(6)))
