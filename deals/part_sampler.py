@@ -272,8 +272,6 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
     """Steps 2-5 for two real seats: `(n, 4)` HCP per suit of seat a and of seat b. `t` holds
     the HCP tables, `i12`/`i34` each row's halves in them (see `_hcp_tables`)."""
-    n = len(idx)
-    rows = np.arange(n)
     # 2. HCP (u, v) of suits 1+2: cumulative weights per distinct pair, binary search per row
     _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
     inv = inv.ravel()
@@ -285,22 +283,44 @@ def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0a, h0b = _split(rng, flat, base[:, 0], base[:, 1], u, v)
     h1a, h1b = u - h0a, v - h0b
-    # 4. HCP (x, y) of suits 3+4 in the rectangle left by (u, v): x by its row weight, then y
-    (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
-    x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
-    y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
-    qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
-    q = t["q34"]
-    xr = np.arange(21)[None, :]
-    row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
-    xs = rng.choose_rows(row_w)
-    qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]  # (n, 22)
-    target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
-    ys = (qrow[:, 1:] <= target[:, None]).sum(axis=1)
+    # 4. HCP (x, y) of suits 3+4 in the rectangle left by (u, v)
+    xs, ys = _hcp_second_half(c, t["q34"], i34, u, v, rng)
     # 5. split between suits 3 and 4
     h2a, h2b = _split(rng, flat, base[:, 2], base[:, 3], xs, ys)
     h3a, h3b = xs - h2a, ys - h2b
     return np.stack([h0a, h1a, h2a, h3a], axis=1), np.stack([h0b, h1b, h2b, h3b], axis=1)
+
+
+def _hcp_second_half(c: dict, q: np.ndarray, i34, u, v, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """Step 4: seat a's HCP x and seat b's y in suits 3+4, within the rectangle of totals
+    the HCP ranges leave after (u, v): x by its row's weight (P34 over the row's y in range,
+    from `q`, P34's running sums over y: (half, 21, 22) flat), then y within row x. Column by
+    column across the rows (21 x-rows, then 21 y-sums), as `_split`: the pick is the count of
+    running sums at or below an unbiased draw below their total, the smallest k passing it."""
+    n = len(u)
+    (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
+    x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
+    y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
+    base = i34 * (21 * 22)
+    lo, hi = base + y0, base + y1
+    w = np.empty((21, n), dtype=np.int64)  # w[x]: each row's weight of x
+    total = np.zeros(n, dtype=np.int64)
+    for x in range(21):
+        np.subtract(q[hi + x * 22], q[lo + x * 22], out=w[x])
+        w[x] *= (x0 <= x) & (x < x1)
+        total += w[x]
+    target = rng.below(total)
+    xs = np.zeros(n, dtype=np.int64)
+    running = np.zeros(n, dtype=np.int64)
+    for x in range(21):
+        running += w[x]
+        xs += running <= target
+    at = base + xs * 22
+    target = rng.below(w.reshape(-1)[xs * n + np.arange(n)]) + q[at + y0]
+    ys = np.zeros(n, dtype=np.int64)
+    for y in range(1, 22):
+        ys += q[at + y] <= target
+    return xs, ys
 
 
 _G21 = np.arange(21)

@@ -261,3 +261,77 @@ def test_cards_of_the_splits_are_those_of_the_indexing_by_each_table_axis(text):
         return out.reshape(n, 52)
 
     assert np.array_equal(real(model, c, make_rng(6), la, lb, ha, hb), plain(make_rng(6)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15",
+        "opener hcp:20-37; responder hcp:0-3",
+        "opener hcp:12; responder hcp:12",
+    ],
+)
+def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
+    """`part_sampler._hcp_second_half` (column by column) against its plain form: each row's
+    21 x-weights as one (n, 21) table, `Rng.choose_rows`, then y searched in row x's
+    running sums; the same (x, y) from the same generator, ranges wide, one-sided and
+    single-valued."""
+    import dsl
+    from deals import part_sampler
+    from deals.sampler import ScenarioSampler
+
+    model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
+    calls = []
+    real = part_sampler._hcp_second_half
+    try:
+        part_sampler._hcp_second_half = lambda *args: calls.append(args) or real(*args)
+        part_sampler.draw_part(model, 3000, make_rng(2))
+    finally:
+        part_sampler._hcp_second_half = real
+    (c, q, i34, u, v, _), = calls
+
+    def plain(rng):
+        (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
+        x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
+        y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
+        qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
+        xr = np.arange(21)[None, :]
+        row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
+        xs = rng.choose_rows(row_w)
+        rows = np.arange(len(u))
+        qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]
+        target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
+        return xs, (qrow[:, 1:] <= target[:, None]).sum(axis=1)
+
+    got, want = real(c, q, i34, u, v, make_rng(8)), plain(make_rng(8))
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    # Draws on the running sums themselves (where `<` and `<=` part): x's, then y's in row x.
+    gen = np.random.default_rng(1)
+    rows = np.arange(len(u))
+    (lo_b, hi_b) = c["hcp_b"]
+    y0 = np.clip(lo_b - v, 0, 21)
+    qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
+    row_w = q[qbase + np.clip(hi_b - v + 1, 0, 21)[:, None]] - q[qbase + y0[:, None]]
+    xr, (lo_a, hi_a) = np.arange(21)[None, :], c["hcp_a"]
+    row_w *= (xr >= np.clip(lo_a - u, 0, 21)[:, None]) & (xr < np.clip(hi_a - u + 1, 0, 21)[:, None])
+    cum = np.cumsum(row_w, axis=1)
+    first = np.array([gen.choice(np.append(r[r < r[-1]], 0)) for r in cum])
+    xs = (cum <= first[:, None]).sum(axis=1)
+    qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]
+    steps = qrow - qrow[rows, y0][:, None]
+    second = np.array([gen.choice(np.append(s[(s >= 0) & (s < b)], 0)) for s, b in zip(steps, row_w[rows, xs])])
+    got = real(c, q, i34, u, v, _Belows([first, second]))
+    want = plain(_Belows([first, second]))
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+class _Belows(Rng):
+    """An `Rng` whose `below` calls give chosen values in turn (checked below the bounds)."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def below(self, bounds):
+        out = np.asarray(self.values.pop(0), dtype=np.int64)
+        assert out.shape == np.shape(bounds) and (out < bounds).all()
+        return out

@@ -107,7 +107,10 @@ def test_permutations_in_a_small_dtype_are_the_same_values(m):
     assert small.dtype == np.int8 and np.array_equal(small, wide)
 
 
-@pytest.mark.parametrize("m, ranks", [(1, (0,)), (2, (0, 1)), (26, (12, 13)), (39, (12, 13, 25, 26)), (52, (12, 13, 25, 26, 38, 39)), (64, (0, 63)), (65, (12, 13)), (13, (5,))])
+@pytest.mark.parametrize(
+    "m, ranks",
+    [(1, (0,)), (2, (0, 1)), (26, (12, 13)), (39, (12, 13, 25, 26)), (52, (12, 13, 25, 26, 38, 39)), (64, (0, 63)), (65, (12, 13)), (13, (5,))],
+)
 @pytest.mark.parametrize("top", [3, 2**64 - 1])
 def test_order_statistics_are_those_of_numpy_s_partition(m, ranks, top):
     # top 3: rows full of equal values; 65: past the selection network, numpy's partition.
