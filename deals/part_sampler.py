@@ -182,7 +182,10 @@ def _padded_tables(model: PairModel, key: bytes) -> np.ndarray:
     sets of suit tables, not by the model (most models share the plain joint tables)."""
     t = _PADDED.pop(key, None)
     if t is None:
-        t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int64)
+        # In 32 bits when a split's 66 products sum below 2**31 (they do for every table met
+        # so far): half the bytes gathered and twice the values a vector instruction takes.
+        small = int(model.suit_tables.max(initial=0)) ** 2 * len(_TRI_STEPS) < 2**31
+        t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int32 if small else np.int64)
         t[:, :, :, 10:21, 10:21] = model.suit_tables
         t = t.reshape(-1)
         t.flags.writeable = False
@@ -206,14 +209,14 @@ def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: 
     which is the smallest k whose running sum passes it."""
     n = len(u)
     at = ybase + (u + 10) * _PAD + (v + 10)
-    w = np.empty((len(_TRI_STEPS), n), dtype=np.int64)
-    total = np.zeros(n, dtype=np.int64)
+    w = np.empty((len(_TRI_STEPS), n), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
+    total = np.zeros(n, dtype=flat.dtype)
     for k, (first, second) in enumerate(_TRI_STEPS):
         np.multiply(flat[xbase + first], flat[at - second], out=w[k])
         total += w[k]
-    target = rng.below(total)
+    target = rng.below(total).astype(flat.dtype)
     pick = np.zeros(n, dtype=np.int64)
-    running = np.zeros(n, dtype=np.int64)
+    running = np.zeros(n, dtype=flat.dtype)
     for k in range(len(_TRI_STEPS)):
         running += w[k]
         pick += running <= target

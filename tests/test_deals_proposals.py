@@ -210,8 +210,10 @@ def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
                     running += w[k]
                     k += 1
                 want.append([(ha, hb) for ha in range(11) for hb in range(11 - ha)][k])
-            ha, hb = real(_Below(target, totals), flat, xbase, ybase, u, v)
-            assert list(zip(ha.tolist(), hb.tolist())) == want
+            assert flat.dtype == np.int32  # these tables' sums fit: the 32-bit path
+            for table in (flat, flat.astype(np.int64)):  # and the 64-bit one
+                ha, hb = real(_Below(target, totals), table, xbase, ybase, u, v)
+                assert list(zip(ha.tolist(), hb.tolist())) == want
 
 
 class _Below:
