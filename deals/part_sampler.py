@@ -178,8 +178,9 @@ _PADDED: dict = {}  # digest of suit tables -> padded tables; models with the sa
 
 
 def _padded_tables(model: PairModel, key: bytes) -> np.ndarray:
-    """The model's suit tables padded for `_split` (6 MB): kept for the 8 most recently used
-    sets of suit tables, not by the model (most models share the plain joint tables)."""
+    """The model's suit tables padded for `_split` (3 MB in 32 bits, 6 MB in 64): kept for the
+    8 most recently used sets of suit tables, not by the model (most models share the plain
+    joint tables)."""
     t = _PADDED.pop(key, None)
     if t is None:
         # In 32 bits when a split's 66 products sum below 2**31 (they do for every table met
@@ -189,7 +190,7 @@ def _padded_tables(model: PairModel, key: bytes) -> np.ndarray:
         t[:, :, :, 10:21, 10:21] = model.suit_tables
         t = t.reshape(-1)
         t.flags.writeable = False
-        while len(_PADDED) >= 8:  # 6 MB each
+        while len(_PADDED) >= 8:  # 3 or 6 MB each
             del _PADDED[next(iter(_PADDED))]
     _PADDED[key] = t  # most recently used last
     return t

@@ -167,25 +167,34 @@ def test_seat_lengths_are_the_lengths_of_seat_features():
         assert got.dtype == np.int64 and np.array_equal(got, seat_features(owner, seat)[0])
 
 
-@pytest.mark.parametrize("text", ["opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15", "opener hcp:20-37; responder hcp:0-3"])
-def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
-    """`part_sampler._split` (split by split across the rows) against each row's weights in
-    plain Python, with the same unbiased draw below each row's sum: the same picks, so the
-    same deals. Rows of every table and total the draw meets, the sums' extremes included."""
+def _arguments_of(step: str, text: str, rows: int, seed: int) -> list[tuple]:
+    """The arguments of every call of `part_sampler.<step>` in a draw of `rows` rows from the
+    core model of `text`'s first scenario: a step's real inputs, for its tests."""
     import dsl
     from deals import part_sampler
     from deals.sampler import ScenarioSampler
 
     model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
-    calls = []
-    real = part_sampler._split
+    calls, real = [], getattr(part_sampler, step)
     try:
-        part_sampler._split = lambda rng, *args: calls.append(args) or real(rng, *args)
-        part_sampler.draw_part(model, 400, make_rng(3))
+        setattr(part_sampler, step, lambda *args: calls.append(args) or real(*args))
+        part_sampler.draw_part(model, rows, make_rng(seed))
     finally:
-        part_sampler._split = real
+        setattr(part_sampler, step, real)
+    return calls
+
+
+@pytest.mark.parametrize("text", ["opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15", "opener hcp:20-37; responder hcp:0-3"])
+def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
+    """`part_sampler._split` (split by split across the rows) against each row's weights in
+    plain Python, with the same unbiased draw below each row's sum: the same picks, so the
+    same deals. Rows of every table and total the draw meets, the sums' extremes included."""
+    from deals import part_sampler
+
+    real = part_sampler._split
+    calls = _arguments_of("_split", text, 400, 3)
     assert len(calls) == 2
-    for flat, xbase, ybase, u, v in calls:
+    for _, flat, xbase, ybase, u, v in calls:
         table, pad = flat.tolist(), part_sampler._PAD
         weights = [
             [table[x + (ha + 10) * pad + hb + 10] * table[y + (uu - ha + 10) * pad + vv - hb + 10] for ha in range(11) for hb in range(11 - ha)]
@@ -232,20 +241,11 @@ def test_cards_of_the_splits_are_those_of_the_indexing_by_each_table_axis(text):
     """`part_sampler._cards` (flat table indices, each suit's honours written as one word)
     against its plain form (a table indexed by its four axes, honours byte by byte), pair and
     rest mode, from the same generator: the same cards."""
-    import dsl
     from deals import part_sampler
-    from deals.sampler import ScenarioSampler
     from deals.tables import MASK_COUNT
 
-    model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
-    calls = []
     real = part_sampler._cards
-    try:
-        part_sampler._cards = lambda *args: calls.append(args) or real(*args)
-        part_sampler.draw_part(model, 3000, make_rng(4))
-    finally:
-        part_sampler._cards = real
-    (model, c, _, la, lb, ha, hb), = calls
+    (model, c, _, la, lb, ha, hb), = _arguments_of("_cards", text, 3000, 4)
 
     def plain(rng):
         n, fa, fb = len(la), la.ravel(), lb.ravel()
@@ -278,19 +278,10 @@ def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
     21 x-weights as one (n, 21) table, `Rng.choose_rows`, then y searched in row x's
     running sums; the same (x, y) from the same generator, ranges wide, one-sided and
     single-valued."""
-    import dsl
     from deals import part_sampler
-    from deals.sampler import ScenarioSampler
 
-    model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
-    calls = []
     real = part_sampler._hcp_second_half
-    try:
-        part_sampler._hcp_second_half = lambda *args: calls.append(args) or real(*args)
-        part_sampler.draw_part(model, 3000, make_rng(2))
-    finally:
-        part_sampler._hcp_second_half = real
-    (c, q, i34, u, v, _), = calls
+    (c, q, i34, u, v, _), = _arguments_of("_hcp_second_half", text, 3000, 2)
 
     def plain(rng):
         (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
