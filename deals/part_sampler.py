@@ -200,14 +200,40 @@ _TRI_BACK = _TRI_A * _PAD + _TRI_B  # the second suit's (u - ha, v - hb) from it
 _TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
 
 
+#: Draws of at least this many rows take their steps column by column (`_split`,
+#: `_hcp_second_half`): a few hundred numpy calls whatever the rows, which cost a small draw
+#: (a page's ten deals) more than its rows do. The same values either way.
+COLUMNS_FROM = 2048
+
+
 def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
     """Split HCP totals (u, v) of two suits between them: `xbase`/`ybase` locate each row's
     padded table of the first/second suit in `flat`. Returns the first suit's (ha, hb).
     Only ha + hb <= 10 can weigh anything (a suit has 10 HCP): 66 splits, in `_TRI_A`,
-    `_TRI_B` order. Split by split across every row at once (each step a whole column, no
-    rows of 66 to sort out, search or lay end to end): the row's weights summed, an
-    unbiased draw below the sum, and the pick is the number of running sums at or below it,
-    which is the smallest k whose running sum passes it."""
+    `_TRI_B` order, drawn below the row's sum of their weights."""
+    if len(u) >= COLUMNS_FROM:
+        return _split_columns(rng, flat, xbase, ybase, u, v)
+    return _split_rows(rng, flat, xbase, ybase, u, v)
+
+
+def _split_rows(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
+    """`_split` of a small draw: rows sharing tables and totals share their cumulative
+    weights (computed once, then one search over the rows laid end to end)."""
+    key = (xbase * (_PAD * _PAD * 14 * 14 * 4) + ybase) * 441 + u * 21 + v
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    xb, yb, uu, vv = xbase[first], ybase[first], u[first], v[first]
+    w = flat[xb[:, None] + _TRI_OFF[None, :]] * flat[(yb + (uu + 10) * _PAD + (vv + 10))[:, None] - _TRI_BACK[None, :]]
+    cum = np.cumsum(w, axis=1)
+    inv = inv.ravel()
+    k = search_rows(cum, inv, rng.below(cum[inv, -1]))
+    return _TRI_A[k], _TRI_B[k]
+
+
+def _split_columns(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
+    """`_split` of a long draw, split by split across every row at once (each step a whole
+    column, no rows of 66 to sort out, search or lay end to end): the row's weights summed,
+    an unbiased draw below the sum, and the pick is the number of running sums at or below
+    it, which is the smallest k whose running sum passes it."""
     n = len(u)
     at = ybase + (u + 10) * _PAD + (v + 10)
     w = np.empty((len(_TRI_STEPS), n), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
@@ -298,13 +324,32 @@ def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
 def _hcp_second_half(c: dict, q: np.ndarray, i34, u, v, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
     """Step 4: seat a's HCP x and seat b's y in suits 3+4, within the rectangle of totals
     the HCP ranges leave after (u, v): x by its row's weight (P34 over the row's y in range,
-    from `q`, P34's running sums over y: (half, 21, 22) flat), then y within row x. Column by
-    column across the rows (21 x-rows, then 21 y-sums), as `_split`: the pick is the count of
-    running sums at or below an unbiased draw below their total, the smallest k passing it."""
-    n = len(u)
+    from `q`, P34's running sums over y: (half, 21, 22) flat), then y within row x."""
     (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
     x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
     y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
+    if len(u) >= COLUMNS_FROM:
+        return _second_half_columns(q, i34, x0, x1, y0, y1, rng)
+    return _second_half_rows(q, i34, x0, x1, y0, y1, rng)
+
+
+def _second_half_rows(q: np.ndarray, i34, x0, x1, y0, y1, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """`_hcp_second_half` of a small draw: the rows' x-weights as one (n, 21) table."""
+    rows = np.arange(len(i34))
+    qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
+    xr = np.arange(21)[None, :]
+    row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
+    xs = rng.choose_rows(row_w)
+    qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]  # (n, 22)
+    target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
+    return xs, (qrow[:, 1:] <= target[:, None]).sum(axis=1)
+
+
+def _second_half_columns(q: np.ndarray, i34, x0, x1, y0, y1, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """`_hcp_second_half` of a long draw, column by column across the rows (21 x-rows, then
+    21 y-sums), as `_split_columns`: the pick is the count of running sums at or below an
+    unbiased draw below their total, the smallest k passing it."""
+    n = len(i34)
     base = i34 * (21 * 22)
     lo, hi = base + y0, base + y1
     w = np.empty((21, n), dtype=np.int64)  # w[x]: each row's weight of x

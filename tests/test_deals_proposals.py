@@ -191,7 +191,6 @@ def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
     same deals. Rows of every table and total the draw meets, the sums' extremes included."""
     from deals import part_sampler
 
-    real = part_sampler._split
     calls = _arguments_of("_split", text, 400, 3)
     assert len(calls) == 2
     for _, flat, xbase, ybase, u, v in calls:
@@ -221,8 +220,9 @@ def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
                 want.append([(ha, hb) for ha in range(11) for hb in range(11 - ha)][k])
             assert flat.dtype == np.int32  # these tables' sums fit: the 32-bit path
             for table in (flat, flat.astype(np.int64)):  # and the 64-bit one
-                ha, hb = real(_Below(target, totals), table, xbase, ybase, u, v)
-                assert list(zip(ha.tolist(), hb.tolist())) == want
+                for split in (part_sampler._split_rows, part_sampler._split_columns):  # small and long draws
+                    ha, hb = split(_Below(target, totals), table, xbase, ybase, u, v)
+                    assert list(zip(ha.tolist(), hb.tolist())) == want
 
 
 class _Below:
@@ -280,7 +280,6 @@ def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
     single-valued."""
     from deals import part_sampler
 
-    real = part_sampler._hcp_second_half
     (c, q, i34, u, v, _), = _arguments_of("_hcp_second_half", text, 3000, 2)
 
     def plain(rng):
@@ -296,8 +295,13 @@ def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
         target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
         return xs, (qrow[:, 1:] <= target[:, None]).sum(axis=1)
 
-    got, want = real(c, q, i34, u, v, make_rng(8)), plain(make_rng(8))
-    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
+    bounds = (np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21), np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21))
+    paths = (part_sampler._second_half_rows, part_sampler._second_half_columns)  # small and long draws
+    want = plain(make_rng(8))
+    for path in paths:
+        got = path(q, i34, *bounds, make_rng(8))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
     # Draws on the running sums themselves (where `<` and `<=` part): x's, then y's in row x.
     gen = np.random.default_rng(1)
     rows = np.arange(len(u))
@@ -313,9 +317,10 @@ def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
     qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]
     steps = qrow - qrow[rows, y0][:, None]
     second = np.array([gen.choice(np.append(s[(s >= 0) & (s < b)], 0)) for s, b in zip(steps, row_w[rows, xs])])
-    got = real(c, q, i34, u, v, _Belows([first, second]))
     want = plain(_Belows([first, second]))
-    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    for path in paths:
+        got = path(q, i34, *bounds, _Belows([first, second]))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
 class _Belows(Rng):
