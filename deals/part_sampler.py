@@ -178,35 +178,76 @@ _PADDED: dict = {}  # digest of suit tables -> padded tables; models with the sa
 
 
 def _padded_tables(model: PairModel, key: bytes) -> np.ndarray:
-    """The model's suit tables padded for `_split` (6 MB): kept for the 8 most recently used
-    sets of suit tables, not by the model (most models share the plain joint tables)."""
+    """The model's suit tables padded for `_split` (3 MB in 32 bits, 6 MB in 64): kept for the
+    8 most recently used sets of suit tables, not by the model (most models share the plain
+    joint tables)."""
     t = _PADDED.pop(key, None)
     if t is None:
-        t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int64)
+        # In 32 bits when a split's 66 products sum below 2**31 (they do for every table met
+        # so far): half the bytes gathered and twice the values a vector instruction takes.
+        small = int(model.suit_tables.max(initial=0)) ** 2 * len(_TRI_STEPS) < 2**31
+        t = np.zeros((4, 14, 14, _PAD, _PAD), dtype=np.int32 if small else np.int64)
         t[:, :, :, 10:21, 10:21] = model.suit_tables
         t = t.reshape(-1)
         t.flags.writeable = False
-        while len(_PADDED) >= 8:  # 6 MB each
+        while len(_PADDED) >= 8:  # 3 or 6 MB each
             del _PADDED[next(iter(_PADDED))]
     _PADDED[key] = t  # most recently used last
     return t
 
 
+_TRI_BACK = _TRI_A * _PAD + _TRI_B  # the second suit's (u - ha, v - hb) from its (u, v)
+_TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
+
+
+#: Draws of at least this many rows take their steps column by column (`_split`,
+#: `_hcp_second_half`): a few hundred numpy calls whatever the rows, which cost a small draw
+#: (a page's ten deals) more than its rows do. The same values either way.
+COLUMNS_FROM = 2048
+
+
 def _split(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
     """Split HCP totals (u, v) of two suits between them: `xbase`/`ybase` locate each row's
     padded table of the first/second suit in `flat`. Returns the first suit's (ha, hb).
-    Only ha + hb <= 10 can weigh anything (a suit has 10 HCP). Rows sharing tables and
-    totals share their cumulative weights (computed once, then a binary search per row)."""
+    Only ha + hb <= 10 can weigh anything (a suit has 10 HCP): 66 splits, in `_TRI_A`,
+    `_TRI_B` order, drawn below the row's sum of their weights."""
+    if len(u) >= COLUMNS_FROM:
+        return _split_columns(rng, flat, xbase, ybase, u, v)
+    return _split_rows(rng, flat, xbase, ybase, u, v)
+
+
+def _split_rows(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
+    """`_split` of a small draw: rows sharing tables and totals share their cumulative
+    weights (computed once, then one search over the rows laid end to end)."""
     key = (xbase * (_PAD * _PAD * 14 * 14 * 4) + ybase) * 441 + u * 21 + v
-    uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
     xb, yb, uu, vv = xbase[first], ybase[first], u[first], v[first]
-    w = flat[xb[:, None] + _TRI_OFF[None, :]] * flat[
-        (yb + (uu + 10) * _PAD + (vv + 10))[:, None] - (_TRI_A * _PAD + _TRI_B)[None, :]
-    ]
+    w = flat[xb[:, None] + _TRI_OFF[None, :]] * flat[(yb + (uu + 10) * _PAD + (vv + 10))[:, None] - _TRI_BACK[None, :]]
     cum = np.cumsum(w, axis=1)
     inv = inv.ravel()
     k = search_rows(cum, inv, rng.below(cum[inv, -1]))
     return _TRI_A[k], _TRI_B[k]
+
+
+def _split_columns(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray, v: np.ndarray):
+    """`_split` of a long draw, split by split across every row at once (each step a whole
+    column, no rows of 66 to sort out, search or lay end to end): the row's weights summed,
+    an unbiased draw below the sum, and the pick is the number of running sums at or below
+    it, which is the smallest k whose running sum passes it."""
+    n = len(u)
+    at = ybase + (u + 10) * _PAD + (v + 10)
+    w = np.empty((len(_TRI_STEPS), n), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
+    total = np.zeros(n, dtype=flat.dtype)
+    for k, (first, second) in enumerate(_TRI_STEPS):
+        np.multiply(flat[xbase + first], flat[at - second], out=w[k])
+        total += w[k]
+    target = rng.below(total).astype(flat.dtype)
+    pick = np.zeros(n, dtype=np.int64)
+    running = np.zeros(n, dtype=flat.dtype)
+    for k in range(len(_TRI_STEPS)):
+        running += w[k]
+        pick += running <= target
+    return _TRI_A[pick], _TRI_B[pick]
 
 
 def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
@@ -261,8 +302,6 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
     """Steps 2-5 for two real seats: `(n, 4)` HCP per suit of seat a and of seat b. `t` holds
     the HCP tables, `i12`/`i34` each row's halves in them (see `_hcp_tables`)."""
-    n = len(idx)
-    rows = np.arange(n)
     # 2. HCP (u, v) of suits 1+2: cumulative weights per distinct pair, binary search per row
     _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
     inv = inv.ravel()
@@ -274,22 +313,63 @@ def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0a, h0b = _split(rng, flat, base[:, 0], base[:, 1], u, v)
     h1a, h1b = u - h0a, v - h0b
-    # 4. HCP (x, y) of suits 3+4 in the rectangle left by (u, v): x by its row weight, then y
+    # 4. HCP (x, y) of suits 3+4 in the rectangle left by (u, v)
+    xs, ys = _hcp_second_half(c, t["q34"], i34, u, v, rng)
+    # 5. split between suits 3 and 4
+    h2a, h2b = _split(rng, flat, base[:, 2], base[:, 3], xs, ys)
+    h3a, h3b = xs - h2a, ys - h2b
+    return np.stack([h0a, h1a, h2a, h3a], axis=1), np.stack([h0b, h1b, h2b, h3b], axis=1)
+
+
+def _hcp_second_half(c: dict, q: np.ndarray, i34, u, v, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """Step 4: seat a's HCP x and seat b's y in suits 3+4, within the rectangle of totals
+    the HCP ranges leave after (u, v): x by its row's weight (P34 over the row's y in range,
+    from `q`, P34's running sums over y: (half, 21, 22) flat), then y within row x."""
     (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
     x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
     y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
+    if len(u) >= COLUMNS_FROM:
+        return _second_half_columns(q, i34, x0, x1, y0, y1, rng)
+    return _second_half_rows(q, i34, x0, x1, y0, y1, rng)
+
+
+def _second_half_rows(q: np.ndarray, i34, x0, x1, y0, y1, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """`_hcp_second_half` of a small draw: the rows' x-weights as one (n, 21) table."""
+    rows = np.arange(len(i34))
     qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
-    q = t["q34"]
     xr = np.arange(21)[None, :]
     row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
     xs = rng.choose_rows(row_w)
     qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]  # (n, 22)
     target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
-    ys = (qrow[:, 1:] <= target[:, None]).sum(axis=1)
-    # 5. split between suits 3 and 4
-    h2a, h2b = _split(rng, flat, base[:, 2], base[:, 3], xs, ys)
-    h3a, h3b = xs - h2a, ys - h2b
-    return np.stack([h0a, h1a, h2a, h3a], axis=1), np.stack([h0b, h1b, h2b, h3b], axis=1)
+    return xs, (qrow[:, 1:] <= target[:, None]).sum(axis=1)
+
+
+def _second_half_columns(q: np.ndarray, i34, x0, x1, y0, y1, rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """`_hcp_second_half` of a long draw, column by column across the rows (21 x-rows, then
+    21 y-sums), as `_split_columns`: the pick is the count of running sums at or below an
+    unbiased draw below their total, the smallest k passing it."""
+    n = len(i34)
+    base = i34 * (21 * 22)
+    lo, hi = base + y0, base + y1
+    w = np.empty((21, n), dtype=np.int64)  # w[x]: each row's weight of x
+    total = np.zeros(n, dtype=np.int64)
+    for x in range(21):
+        np.subtract(q[hi + x * 22], q[lo + x * 22], out=w[x])
+        w[x] *= (x0 <= x) & (x < x1)
+        total += w[x]
+    target = rng.below(total)
+    xs = np.zeros(n, dtype=np.int64)
+    running = np.zeros(n, dtype=np.int64)
+    for x in range(21):
+        running += w[x]
+        xs += running <= target
+    at = base + xs * 22
+    target = rng.below(w.reshape(-1)[xs * n + np.arange(n)]) + q[at + y0]
+    ys = np.zeros(n, dtype=np.int64)
+    for y in range(1, 22):
+        ys += q[at + y] <= target
+    return xs, ys
 
 
 _G21 = np.arange(21)
@@ -328,9 +408,11 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     n = len(la)
     # 6. honour split per suit (rows: deal-major, suit-minor): at most two candidates
     fa, fb = la.ravel(), lb.ravel()
-    scum = c["split_cum"][fa, fb, ha, hb]
+    # The tables' flat indices: numpy's indexing by four index arrays costs several times one.
+    hcp = ha * 11 + hb
+    scum = c["split_cum"].reshape(-1, 2)[(fa * 14 + fb) * 121 + hcp]
     second = rng.below(scum[:, 1]) >= scum[:, 0]
-    split = c["split_codes"][ha, hb, second.astype(np.int64)]
+    split = c["split_codes"].reshape(-1)[hcp * 2 + second]
     mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
     # 7. spots: a uniform permutation of the nine spots of each suit
     spots_a = fa - MASK_COUNT[mask_a]
@@ -339,7 +421,8 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
     # One byte a card throughout: (n * 4, 13) rows, a suit's four honours then its nine spots.
     out = np.empty((n * 4, 13), dtype=np.int8)
-    out[:, :4] = _honour_owners(seat_a, seat_b)[mask_a, mask_b]
+    # A suit's four honours as one 4-byte word: a row's first four bytes written at once.
+    out[:, :4].view(np.uint32)[:, 0] = _honour_owners(seat_a, seat_b).view(np.uint32).reshape(256)[mask_a * 16 + mask_b]
     out[:, 4:] = np.where(
         perm < spots_a.astype(np.int8)[:, None],
         np.int8(seat_a),

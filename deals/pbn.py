@@ -13,14 +13,16 @@ import textwrap
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
 
 from .boards import Board
-from .cards import Card, Deal, Hand
+
+if TYPE_CHECKING:
+    from .cards import Deal
 
 PBN_DEAL_LENGTH = 69
 _HAND_RE = re.compile(r"^[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*\.[AKQJT2-9]*$")
@@ -35,6 +37,8 @@ def parse_deal(text: str) -> Deal:
 
     Only full deals are accepted: four hands of 13 cards, 52 distinct cards.
     """
+    from .cards import Card, Deal, Hand  # here: writing deals never needs them (5 ms of a start)
+
     text = text.strip()
     if len(text) < 2 or text[1] != ":" or text[0].upper() not in SEAT_LETTERS:
         raise PbnError(f"a PBN deal starts with N:, E:, S: or W:, not {text[:2]!r}")
@@ -66,9 +70,9 @@ def parse_deal(text: str) -> Deal:
 _RANK_BYTES = np.frombuffer(RANK_LETTERS.encode(), dtype=np.uint8)
 _CARD_RANK_BYTE = np.tile(_RANK_BYTES, 4)  # by card id
 _CARD_SUIT = np.repeat(np.arange(4), CARDS_PER_SUIT)
-#: Where the k-th card of a deal's cards sorted by seat would go with no dot before it:
-#: its seat's block of 17 characters, its place among that seat's 13.
-_SORTED_BASE = 2 + 17 * (np.arange(52) // HAND_CARDS) + np.arange(52) % HAND_CARDS
+_SEATS = np.arange(4, dtype=np.int8)
+#: Each seat's first place in a row, less the one `format_rows`' running counts start from.
+_SEAT_BASE = (17 * _SEATS)[:, None]
 
 
 def format_rows(owner: np.ndarray) -> np.ndarray:
@@ -82,18 +86,24 @@ def format_rows(owner: np.ndarray) -> np.ndarray:
         out[:, 2 + 17 * seat + 16] = ord(" ")
     if n == 0:
         return out
-    seats = owner.astype(np.int64)
-    if seats.min() < 0 or seats.max() > 3:
+    if owner.min() < 0 or owner.max() > 3:
         raise PbnError("not a deal: a card's seat is not one of the four")
-    held = np.bincount((seats + 4 * np.arange(n)[:, None]).ravel(), minlength=4 * n)
-    if not (held == HAND_CARDS).all():
+    # A card's place is its seat's block of 17 characters, one dot per earlier suit, and its
+    # rank among the seat's cards so far: a running count per seat, card by card across
+    # whole columns (cards, seats, deals), each seat's count starting at its block (17 * seat;
+    # a byte holds it). numpy's cumsum and argsort along a row of 52 pay a step per row.
+    cards = np.ascontiguousarray(owner.T, dtype=np.int8)  # (52, n)
+    held = (cards[:, None, :] == _SEATS[None, :, None]).view(np.int8)  # (52, 4, n)
+    running = np.empty(held.shape, dtype=np.int8)
+    np.add(_SEAT_BASE, held[0], out=running[0])
+    for k in range(1, 52):
+        np.add(running[k - 1], held[k], out=running[k])
+    if not (running[-1] == _SEAT_BASE + HAND_CARDS).all():
         raise PbnError("not a full deal: every seat needs 13 cards")
-    # The card ids grouped by seat, each seat's in card order (suit, then rank): a stable
-    # sort of the seats, a radix sort for small integers. Each card then goes to its place
-    # in its seat's block, after one dot per earlier suit.
-    order = np.argsort(owner.astype(np.int8), axis=1, kind="stable")
-    pos = _SORTED_BASE[None, :] + _CARD_SUIT[order] + (np.arange(n) * PBN_DEAL_LENGTH)[:, None]
-    out.reshape(-1)[pos.ravel()] = _CARD_RANK_BYTE[order].ravel()
+    running *= held  # each card's own seat's count, zero elsewhere
+    place = ((2 - 1) + _CARD_SUIT)[:, None] + (np.arange(n) * PBN_DEAL_LENGTH)[None, :]
+    place += running.sum(axis=1, dtype=np.int16)
+    out.reshape(-1)[place] = _CARD_RANK_BYTE[:, None]
     return out
 
 

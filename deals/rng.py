@@ -141,6 +141,36 @@ def sort_short_rows(values: np.ndarray) -> np.ndarray:
     return out.T
 
 
+def order_statistics(values: np.ndarray, ranks: tuple[int, ...]) -> dict[int, np.ndarray]:
+    """Each row's values at `ranks` (0 the smallest) of its sorted values: rank k -> the
+    column `np.partition(values, ranks, axis=1)[:, k]` (the same values: the value at a
+    rank is that of any correct sort). Rows of up to `_SELECT_UP_TO` values, at least
+    `_SELECT_FROM_ROWS` of them, go through the sorting network less every comparator whose outputs reach none of those ranks (a
+    selection network: what it leaves there is what the whole network leaves), over whole
+    columns; numpy partitions row by row, a call per row."""
+    n, m = values.shape
+    if not (0 < m <= _SELECT_UP_TO and n >= _SELECT_FROM_ROWS):
+        ordered = np.partition(values, list(ranks), axis=1)
+        return {k: ordered[:, k] for k in ranks}
+    cols = list(np.ascontiguousarray(values.T))
+    for i, j in _selection_network(m, tuple(sorted(set(ranks)))):
+        cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
+    return {k: cols[k] for k in ranks}
+
+
+@functools.cache
+def _selection_network(m: int, ranks: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """`_network(m)` without the comparators that no output at `ranks` depends on: read
+    backwards from those places, a comparator is kept when it writes a place still needed,
+    and then both its inputs are needed."""
+    needed, kept = set(ranks), []
+    for i, j in reversed(_network(m)):
+        if i in needed or j in needed:
+            kept.append((i, j))
+            needed |= {i, j}
+    return tuple(reversed(kept))
+
+
 def _network_sorted(cols: list[np.ndarray]) -> list[np.ndarray]:
     """Equal-length columns sorted across by the sorting network: afterwards, at every
     position, cols[0] <= cols[1] <= ... (each comparator a vector minimum and maximum)."""
@@ -151,6 +181,12 @@ def _network_sorted(cols: list[np.ndarray]) -> list[np.ndarray]:
 
 #: Rows of up to this many keys go through the sorting network (48 comparators for 13 keys).
 _NETWORK_UP_TO = 16
+#: Rows of up to this many values get their order statistics from the selection network
+#: (122 comparators for ranks 12 and 13 of 26, the cards two empty seats share).
+_SELECT_UP_TO = 64
+#: ... when there are at least this many rows: the network's hundreds of numpy calls cost
+#: more than numpy's partition of fewer rows (measured: 8,192 rows of 26 cost both the same).
+_SELECT_FROM_ROWS = 8192
 _BLOCK = 8192
 
 

@@ -108,7 +108,7 @@ from .honour_placements import hcp_only, placement_count, scenario_count
 from .part_sampler import draw_part
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
-from .rng import Rng, make_rng
+from .rng import Rng, make_rng, order_statistics
 from .rules import FREE, CompiledScenario, PartRules, compile_scenario
 from .symmetry import canonical_part
 from .tables import ALL_DEALS
@@ -206,9 +206,9 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     Each free card gets a random 64-bit key; the 13 smallest go to the first empty seat, the
     next 13 to the second, and so on. A row where equal keys straddle a boundary is drawn
     again; otherwise, by symmetry, every split is equally likely. The keys at the boundaries
-    come from one `partition` of the values (no full sort, no argpartition's index arrays), and
-    a card goes to the seat of the first boundary its key does not pass: the same cards as the
-    13 smallest keys, whatever order a partition leaves them in.
+    come from `rng.order_statistics` (values only: no full sort, no index arrays), and a card
+    goes to the seat of the first boundary its key does not pass: the same cards as the 13
+    smallest keys.
     """
     n = owner.shape[0]
     if n == 0:
@@ -224,18 +224,18 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     bounds = [13 * i for i in range(1, len(empty))]
     keys = rng.raw(n * m).reshape(n, m)
     while True:
-        # Column b - 1 holds the b-th smallest key and column b the next one.
-        ordered = np.partition(keys, [k for b in bounds for k in (b - 1, b)], axis=1)
+        # at[b - 1] holds each row's b-th smallest key and at[b] the next one.
+        at = order_statistics(keys, tuple(k for b in bounds for k in (b - 1, b)))
         tied = np.zeros(n, dtype=bool)
         for b in bounds:
-            tied |= ordered[:, b - 1] == ordered[:, b]
+            tied |= at[b - 1] == at[b]
         if not tied.any():
             break
         keys[tied] = rng.raw(int(tied.sum()) * m).reshape(-1, m)
     # np.where and np.place rather than boolean indexing: no index arrays built for the masks
     labels = np.int8(empty[-1])
     for b, seat in reversed(list(zip(bounds, empty))):
-        labels = np.where(keys <= ordered[:, b - 1 : b], np.int8(seat), labels)
+        labels = np.where(keys <= at[b - 1][:, None], np.int8(seat), labels)
     np.place(owner, free, labels)
     return owner
 

@@ -8,7 +8,6 @@ mistakes of a string are reported in one pass, each at its place.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from dataclasses import dataclass, field
 
@@ -101,6 +100,8 @@ def _close(word: str, choices: tuple[str, ...]) -> str | None:
     for choice in choices:
         if choice.lower() == word.lower():
             return choice
+    import difflib  # only for a mistake (3 ms of every start otherwise)
+
     found = difflib.get_close_matches(word, choices, n=1, cutoff=0.75)
     return found[0] if found else None
 

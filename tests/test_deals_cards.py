@@ -86,6 +86,24 @@ def test_bulk_formatting_matches_deal_objects():
         assert len(text) == 69
 
 
+def test_bulk_formatting_of_voids_and_whole_suits():
+    # Each seat's cards all in one suit (in several seat orders), or spread over every suit:
+    # the running counts per seat cross every suit boundary in every seat's block.
+    suits = np.repeat(np.arange(4), 13)
+    rows = [suits, suits[::-1], (suits + 1) % 4, np.tile(np.arange(4), 13), np.array([(k % 13 + k // 13) % 4 for k in range(52)])]
+    owner = np.array(rows + random_owner(11, 40).tolist(), dtype=np.int64)
+    for row, text in zip(owner.tolist(), format_many(owner)):
+        assert text == Deal.from_seat_of_card(row).pbn()
+
+
+@pytest.mark.parametrize("seat", [256, -256, 260])
+def test_bulk_formatting_refuses_seats_a_byte_would_wrap(seat):
+    owner = random_owner(5, 2).astype(np.int64)
+    owner[0, 7] = seat
+    with pytest.raises(PbnError):
+        format_rows(owner)
+
+
 def test_bulk_formatting_refuses_partial_deals():
     owner = random_owner(1, 2)
     owner[0, 0] = owner[0, 1] = 0 if owner[0, 0] != 0 else 1

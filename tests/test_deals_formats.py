@@ -17,10 +17,13 @@ from deals.pbn import format_many
 from deals.probability import Probability
 
 
-def _random_deals(n: int, seed: int) -> list[str]:
+def _random_owner(n: int, seed: int) -> np.ndarray:
     gen = np.random.default_rng(seed)
-    owner = np.array([gen.permutation(np.repeat(np.arange(4), 13)) for _ in range(n)], dtype=np.int8)
-    return format_many(owner)
+    return np.array([gen.permutation(np.repeat(np.arange(4), 13)) for _ in range(n)], dtype=np.int8).reshape(n, 52)
+
+
+def _random_deals(n: int, seed: int) -> list[str]:
+    return format_many(_random_owner(n, seed))
 
 
 def _outcomes(counts: list[int], seed: int = 0) -> list[ScenarioDeals]:
@@ -60,3 +63,32 @@ def test_deals_that_are_not_full_pbn_strings_take_the_plain_path():
     pbns = _random_deals(3, 1)
     assert deal_lines([pbns[0], pbns[1][:-1], pbns[2] + "2"], [1, 2, 3], True) is None
     assert deal_lines([], [], True) is None
+
+
+@pytest.mark.parametrize("batches", [[[3, 2], [], [25_000, 1]], [[1]], [[], []], [[10_001], [4, 4, 4]]])
+def test_streamed_deals_held_as_rows_write_the_document_of_the_same_deals_held_as_strings(batches):
+    """The `deals` command streams its batches (`Writer.deals`), which the JSON writer holds as
+    PBN byte rows; the same deals in the outcomes themselves (a page's, read back) are
+    strings: the same bytes, with deals of both kinds in one scenario (streamed first)."""
+    p = Probability.of(Fraction(1, 7))
+    owners = [[_random_owner(n, 100 * i + j) for j, n in enumerate(sizes)] for i, sizes in enumerate(batches)]
+    extra = [tuple(_random_deals(i % 2, 50 + i)) for i in range(len(batches))]  # held by the outcome
+
+    def held(**options) -> bytes:
+        out = io.BytesIO()
+        writer = Writer(out, **options)
+        writer.begin()
+        for i, (parts, more) in enumerate(zip(owners, extra)):
+            for owner in parts:
+                writer.deals(i + 1, f"s{i}", owner)
+            writer.scenario(ScenarioDeals(i + 1, f"s{i}", more, p))
+        writer.end()
+        return out.getvalue()
+
+    whole = [
+        ScenarioDeals(i + 1, f"s{i}", tuple(d for o in parts for d in format_many(o)) + more, p)
+        for i, (parts, more) in enumerate(zip(owners, extra))
+    ]
+    assert held() == _document(whole) == held(deal_fields=lambda pbn, board: None)
+    doc = json.loads(held())
+    assert [len(s["deals"]) for s in doc["scenarios"]] == [len(w.deals) for w in whole]

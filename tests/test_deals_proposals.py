@@ -165,3 +165,171 @@ def test_seat_lengths_are_the_lengths_of_seat_features():
     for seat in range(4):
         got = seat_lengths(owner, seat)
         assert got.dtype == np.int64 and np.array_equal(got, seat_features(owner, seat)[0])
+
+
+def _arguments_of(step: str, text: str, rows: int, seed: int) -> list[tuple]:
+    """The arguments of every call of `part_sampler.<step>` in a draw of `rows` rows from the
+    core model of `text`'s first scenario: a step's real inputs, for its tests."""
+    import dsl
+    from deals import part_sampler
+    from deals.sampler import ScenarioSampler
+
+    model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
+    calls, real = [], getattr(part_sampler, step)
+    try:
+        setattr(part_sampler, step, lambda *args: calls.append(args) or real(*args))
+        part_sampler.draw_part(model, rows, make_rng(seed))
+    finally:
+        setattr(part_sampler, step, real)
+    return calls
+
+
+@pytest.mark.parametrize("text", ["opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15", "opener hcp:20-37; responder hcp:0-3"])
+def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
+    """`part_sampler._split` (split by split across the rows) against each row's weights in
+    plain Python, with the same unbiased draw below each row's sum: the same picks, so the
+    same deals. Rows of every table and total the draw meets, the sums' extremes included."""
+    from deals import part_sampler
+
+    calls = _arguments_of("_split", text, 400, 3)
+    assert len(calls) == 2
+    for _, flat, xbase, ybase, u, v in calls:
+        table, pad = flat.tolist(), part_sampler._PAD
+        weights = [
+            [table[x + (ha + 10) * pad + hb + 10] * table[y + (uu - ha + 10) * pad + vv - hb + 10] for ha in range(11) for hb in range(11 - ha)]
+            for x, y, uu, vv in zip(xbase.tolist(), ybase.tolist(), u.tolist(), v.tolist())
+        ]
+        totals = np.array([sum(w) for w in weights], dtype=np.int64)
+        # The generator's draw, then each row's running sums themselves (where `<` and `<=`
+        # part), 0 and the sum less one.
+        gen = np.random.default_rng(7)
+        edges = [np.cumsum(w)[np.cumsum(w) < sum(w)] for w in weights]
+        chosen = [
+            make_rng(5).below(totals).tolist(),
+            [int(gen.choice(e)) if len(e) else 0 for e in edges],
+            [0] * len(weights),
+            (totals - 1).tolist(),
+        ]
+        for target in chosen:
+            want = []
+            for w, t in zip(weights, target):
+                running, k = 0, 0
+                while running + w[k] <= t:
+                    running += w[k]
+                    k += 1
+                want.append([(ha, hb) for ha in range(11) for hb in range(11 - ha)][k])
+            assert flat.dtype == np.int32  # these tables' sums fit: the 32-bit path
+            for table in (flat, flat.astype(np.int64)):  # and the 64-bit one
+                for split in (part_sampler._split_rows, part_sampler._split_columns):  # small and long draws
+                    ha, hb = split(_Below(target, totals), table, xbase, ybase, u, v)
+                    assert list(zip(ha.tolist(), hb.tolist())) == want
+
+
+class _Below:
+    """An `Rng` whose `below` gives chosen values (checked to be below the bounds asked)."""
+
+    def __init__(self, values, bounds):
+        self.values, self.bounds = np.array(values, dtype=np.int64), bounds
+
+    def below(self, bounds):
+        assert np.array_equal(bounds, self.bounds) and (self.values < bounds).all()
+        return self.values
+
+
+@pytest.mark.parametrize("text", ["opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15", "opener H:7+ x:0-1 hcp:5-10"])
+def test_cards_of_the_splits_are_those_of_the_indexing_by_each_table_axis(text):
+    """`part_sampler._cards` (flat table indices, each suit's honours written as one word)
+    against its plain form (a table indexed by its four axes, honours byte by byte), pair and
+    rest mode, from the same generator: the same cards."""
+    from deals import part_sampler
+    from deals.tables import MASK_COUNT
+
+    real = part_sampler._cards
+    (model, c, _, la, lb, ha, hb), = _arguments_of("_cards", text, 3000, 4)
+
+    def plain(rng):
+        n, fa, fb = len(la), la.ravel(), lb.ravel()
+        scum = c["split_cum"][fa, fb, ha, hb]
+        second = rng.below(scum[:, 1]) >= scum[:, 0]
+        split = c["split_codes"][ha, hb, second.astype(np.int64)]
+        mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
+        spots_a, spots_b = fa - MASK_COUNT[mask_a], fb - MASK_COUNT[mask_b]
+        perm = rng.permutations(n * 4, 9)
+        seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
+        out = np.empty((n * 4, 13), dtype=np.int8)
+        for k in range(4):  # honour k (A first): bit k of the masks
+            out[:, k] = np.where((mask_a >> k) & 1, seat_a, np.where((mask_b >> k) & 1, seat_b, -1))
+        out[:, 4:] = np.where(perm < spots_a[:, None], seat_a, np.where(perm < (spots_a + spots_b)[:, None], seat_b, -1))
+        return out.reshape(n, 52)
+
+    assert np.array_equal(real(model, c, make_rng(6), la, lb, ha, hb), plain(make_rng(6)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15",
+        "opener hcp:20-37; responder hcp:0-3",
+        "opener hcp:12; responder hcp:12",
+    ],
+)
+def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
+    """`part_sampler._hcp_second_half` (column by column) against its plain form: each row's
+    21 x-weights as one (n, 21) table, `Rng.choose_rows`, then y searched in row x's
+    running sums; the same (x, y) from the same generator, ranges wide, one-sided and
+    single-valued."""
+    from deals import part_sampler
+
+    (c, q, i34, u, v, _), = _arguments_of("_hcp_second_half", text, 3000, 2)
+
+    def plain(rng):
+        (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
+        x0, x1 = np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21)
+        y0, y1 = np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21)
+        qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
+        xr = np.arange(21)[None, :]
+        row_w = (q[qbase + y1[:, None]] - q[qbase + y0[:, None]]) * ((xr >= x0[:, None]) & (xr < x1[:, None]))
+        xs = rng.choose_rows(row_w)
+        rows = np.arange(len(u))
+        qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]
+        target = rng.below(row_w[rows, xs]) + qrow[rows, y0]
+        return xs, (qrow[:, 1:] <= target[:, None]).sum(axis=1)
+
+    (lo_a, hi_a), (lo_b, hi_b) = c["hcp_a"], c["hcp_b"]
+    bounds = (np.clip(lo_a - u, 0, 21), np.clip(hi_a - u + 1, 0, 21), np.clip(lo_b - v, 0, 21), np.clip(hi_b - v + 1, 0, 21))
+    paths = (part_sampler._second_half_rows, part_sampler._second_half_columns)  # small and long draws
+    want = plain(make_rng(8))
+    for path in paths:
+        got = path(q, i34, *bounds, make_rng(8))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    # Draws on the running sums themselves (where `<` and `<=` part): x's, then y's in row x.
+    gen = np.random.default_rng(1)
+    rows = np.arange(len(u))
+    (lo_b, hi_b) = c["hcp_b"]
+    y0 = np.clip(lo_b - v, 0, 21)
+    qbase = (i34 * (21 * 22))[:, None] + (np.arange(21) * 22)[None, :]
+    row_w = q[qbase + np.clip(hi_b - v + 1, 0, 21)[:, None]] - q[qbase + y0[:, None]]
+    xr, (lo_a, hi_a) = np.arange(21)[None, :], c["hcp_a"]
+    row_w *= (xr >= np.clip(lo_a - u, 0, 21)[:, None]) & (xr < np.clip(hi_a - u + 1, 0, 21)[:, None])
+    cum = np.cumsum(row_w, axis=1)
+    first = np.array([gen.choice(np.append(r[r < r[-1]], 0)) for r in cum])
+    xs = (cum <= first[:, None]).sum(axis=1)
+    qrow = q[(i34 * (21 * 22) + xs * 22)[:, None] + np.arange(22)[None, :]]
+    steps = qrow - qrow[rows, y0][:, None]
+    second = np.array([gen.choice(np.append(s[(s >= 0) & (s < b)], 0)) for s, b in zip(steps, row_w[rows, xs])])
+    want = plain(_Belows([first, second]))
+    for path in paths:
+        got = path(q, i34, *bounds, _Belows([first, second]))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+class _Belows(Rng):
+    """An `Rng` whose `below` calls give chosen values in turn (checked below the bounds)."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def below(self, bounds):
+        out = np.asarray(self.values.pop(0), dtype=np.int64)
+        assert out.shape == np.shape(bounds) and (out < bounds).all()
+        return out

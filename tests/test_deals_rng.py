@@ -105,3 +105,23 @@ def test_permutations_in_a_small_dtype_are_the_same_values(m):
     wide = make_rng(11, m).permutations(5000, m)
     small = make_rng(11, m).permutations(5000, m, np.int8)
     assert small.dtype == np.int8 and np.array_equal(small, wide)
+
+
+@pytest.mark.parametrize(
+    "m, ranks",
+    [(1, (0,)), (2, (0, 1)), (26, (12, 13)), (39, (12, 13, 25, 26)), (52, (12, 13, 25, 26, 38, 39)), (64, (0, 63)), (65, (12, 13)), (13, (5,))],
+)
+@pytest.mark.parametrize("top", [3, 2**64 - 1])
+@pytest.mark.parametrize("rows", [100, 9000])
+def test_order_statistics_are_those_of_numpy_s_partition(m, ranks, top, rows):
+    # top 3: rows full of equal values; 65 values or 100 rows: numpy's partition itself.
+    from deals.rng import _SELECT_FROM_ROWS, order_statistics
+
+    assert 100 < _SELECT_FROM_ROWS <= 9000
+    gen = np.random.default_rng(m * 7 + len(ranks))
+    values = gen.integers(0, top, size=(rows, m), dtype=np.uint64, endpoint=True)
+    got = order_statistics(values, ranks)
+    want = np.partition(values, list(ranks), axis=1)
+    assert sorted(got) == sorted(ranks)
+    for k in ranks:
+        assert np.array_equal(got[k], want[:, k])

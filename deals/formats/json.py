@@ -17,13 +17,16 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from ..boards import VULNERABILITY_CYCLE, board_numbers, dealer_and_vulnerable, dealers_and_vulnerabilities
 from ..pbn import PBN_DEAL_LENGTH
 from .held import HeldDeals
+
+if TYPE_CHECKING:
+    from ..outcome import ScenarioDeals
 
 
 class Writer(HeldDeals):
@@ -37,21 +40,42 @@ class Writer(HeldDeals):
         super().__init__()
         self._out = out
         self._deal_fields = deal_fields
+        # Without `deal_fields` (which read each deal's string), streamed deals are held as
+        # PBN byte rows, which the lines are made of: no Python string per deal (100,000 of
+        # them cost more than writing them). Per scenario, as `outcomes`; they come first.
+        self._rows: dict[int, list[np.ndarray]] = {}
+        self._streamed: list[np.ndarray] = []
+
+    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
+        if self._deal_fields is not None:
+            return super().deals(index, label, batch)
+        from ..pbn import format_rows
+
+        self._rows.setdefault(index, []).append(format_rows(batch))
+
+    def scenario(self, outcome: ScenarioDeals) -> None:
+        super().scenario(outcome)
+        rows = self._rows.pop(outcome.index, [])
+        self._streamed.append(np.concatenate(rows) if rows else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8))
 
     def end(self) -> None:
         # Board numbers without BoardDeal objects, and written a scenario at a time: 100,000
         # deals stay within the command's time and memory (benchmarks/deals_vs_dealer.py).
-        numbers = board_numbers([len(o.deals) for o in self.outcomes])
+        numbers = board_numbers([len(r) + len(o.deals) for o, r in zip(self.outcomes, self._streamed)])
         self._out.write(b'{"scenarios": [')
-        for i, (o, board) in enumerate(zip(self.outcomes, numbers)):
+        for i, (o, rows, board) in enumerate(zip(self.outcomes, self._streamed, numbers)):
             head = f'{{"index": {o.index}, "label": {json.dumps(o.label, ensure_ascii=False)}, "deals": ['
             self._out.write((("," if i else "") + "\n" + head).encode("utf-8"))
+            for start in range(0, len(rows), _CHUNK):
+                chunk = rows[start : start + _CHUNK]
+                self._out.write(row_lines(chunk, board[start : start + len(chunk)], first=start == 0))
             for start in range(0, len(o.deals), _CHUNK):
-                pbns, numbers = o.deals[start : start + _CHUNK], board[start : start + _CHUNK]
-                fast = deal_lines(pbns, numbers, first=start == 0) if self._deal_fields is None else None
-                self._out.write(fast if fast is not None else self._lines(pbns, numbers, first=start == 0))
+                at, first = len(rows) + start, len(rows) + start == 0
+                pbns, numbers = o.deals[start : start + _CHUNK], board[at : at + _CHUNK]
+                fast = deal_lines(pbns, numbers, first) if self._deal_fields is None else None
+                self._out.write(fast if fast is not None else self._lines(pbns, numbers, first))
             tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())
-            self._out.write((("\n" if o.deals else "") + "]" + tail + "}").encode("utf-8"))
+            self._out.write((("\n" if len(rows) or o.deals else "") + "]" + tail + "}").encode("utf-8"))
         self._out.write(b"\n]}\n")
 
     def _lines(self, pbns: Sequence[str], numbers: Sequence[int], first: bool) -> bytes:
@@ -104,8 +128,12 @@ def deal_lines(pbns: Sequence[str], numbers: Sequence[int], first: bool) -> byte
     joined = "".join(pbns)
     if set(map(len, pbns)) != {PBN_DEAL_LENGTH} or not joined.isascii() or "\0" in joined:
         return None
-    raw = joined.encode("ascii")
-    rows = np.frombuffer(raw, dtype=np.uint8).reshape(k, PBN_DEAL_LENGTH)
+    return row_lines(np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(k, PBN_DEAL_LENGTH), numbers, first)
+
+
+def row_lines(rows: np.ndarray, numbers: Sequence[int], first: bool) -> bytes:
+    """`deal_lines` of deals given as `(k, 69)` uint8 PBN rows (`deals.pbn.format_rows`), k >= 1."""
+    k = len(rows)
     nums = np.asarray(numbers, dtype=np.int64)
     places = len(str(int(nums.max())))
     power = 10 ** np.arange(places - 1, -1, -1, dtype=np.int64)
