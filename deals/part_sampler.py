@@ -283,20 +283,24 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     if "fit_rows" not in c:
         c["fit_rows"] = row_search_table(model.fit_lb_cum)
     pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
-    lb = length_vectors()[pick]
+    lb = length_vectors()[pick].reshape(-1)  # (row, suit) flat
     seat_b = model.seats[1]
-    suits = owner.reshape(n, 4, 13)
-    rows = np.arange(n)
-    for k in range(4):
-        priority = rng.permutations(n, 13, np.int8)  # a uniform order of the suit's 13 cards
-        np.copyto(priority, np.int8(99), where=suits[:, k, :] != -1)  # cards already held come last
-        # b takes the lb lowest priorities: those below the row's (lb+1)-th lowest (one sort
-        # by the sorting network, not a rank by two argsorts; the free cards' priorities are distinct, and 100 is
-        # the bound for lb = 13, above every priority).
-        ordered = sort_short_rows(priority)
-        bound = np.where(lb[:, k] < 13, ordered[rows, np.minimum(lb[:, k], 12)], np.int8(100))
-        # copyto with a mask, not a boolean index: no index arrays for the cards taken
-        np.copyto(suits[:, k, :], np.int8(seat_b), where=priority < bound[:, None])
+    priority = np.empty((n, 4, 13), dtype=np.int8)
+    for k in range(4):  # a uniform order of each suit's 13 cards, suit after suit as drawn
+        priority[:, k, :] = rng.permutations(n, 13, np.int8)
+    # Cards a holds come after every free one: their priority (0-12) gets 0x70 (112-124).
+    # Arithmetic on the sign bit (owner -1: free) rather than a masked copy or np.where, whose
+    # branch per card on a random mask costs ten times as much.
+    priority |= ~(owner.reshape(n, 4, 13) >> 7) & np.int8(0x70)
+    # b takes the lb lowest priorities: those below the (lb+1)-th lowest of its (row, suit),
+    # which is a held card's when lb is every free card (one sort by the sorting network, not
+    # a rank by two argsorts; 100 is the bound for lb = 13, above every priority).
+    ordered = sort_short_rows(priority.reshape(n * 4, 13)).T.reshape(-1)  # (13, 4n): rank-major
+    bound = ordered[np.minimum(lb, 12) * (4 * n) + np.arange(4 * n)]
+    bound[lb == 13] = 100
+    # The cards b takes are free (-1), so adding seat_b + 1 where taken gives seat_b.
+    taken = priority < bound.reshape(n, 4, 1)
+    owner += taken.reshape(n, 52).view(np.int8) * np.int8(seat_b + 1)
 
 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):

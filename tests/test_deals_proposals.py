@@ -333,3 +333,42 @@ class _Belows(Rng):
         out = np.asarray(self.values.pop(0), dtype=np.int64)
         assert out.shape == np.shape(bounds) and (out < bounds).all()
         return out
+
+
+@pytest.mark.parametrize(
+    ("text", "edges"),
+    [
+        ("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", {"all free", "some"}),  # benchmark E's defence
+        ("fit:S12+ opener S:0-1 H:4+", {"all free", "some"}),
+        ("fit:S13+ opener S:0 hcp:4-30", {"13", "some"}),  # b holds all 13 spades
+        ("opp1 D:6+ hcp:6-10; opp2 fit:D10+", {"all free", "some"}),
+    ],
+)
+def test_partner_cards_are_those_of_the_row_by_row_choice(text, edges):
+    """`part_sampler._partner_cards` (whole arrays, held cards put last by arithmetic on the
+    sign bit, b's cards added) against its plain form, row by row in Python from the same
+    generator: b's lengths by the first running weight past the draw, then in each suit b's
+    cards the free ones of lowest priority. The same cards, so the same deals."""
+    from deals import part_sampler
+    from deals.tables import length_vectors
+
+    (model, _, idx, la, owner), = _arguments_of("_partner_cards", text, 3000, 8)
+    owner[owner == model.seats[1]] = -1  # the call captured wrote b's cards into its input
+    got = owner.copy()
+    part_sampler._partner_cards(model, make_rng(2), idx, la, got)
+
+    rng, n, seat_b = make_rng(2), len(idx), model.seats[1]
+    targets = rng.below(model.fit_z[idx]).tolist()
+    lbs = [length_vectors()[int(np.argmax(model.fit_lb_cum[i] > t))].tolist() for i, t in zip(idx.tolist(), targets)]
+    priorities = [rng.permutations(n, 13).tolist() for _ in range(4)]
+    want, met = owner.tolist(), set()
+    for row in range(n):
+        for k in range(4):
+            free = [j for j in range(13) if want[row][13 * k + j] == -1]
+            lb = lbs[row][k]
+            met.add("13" if lb == 13 else "all free" if lb == len(free) else "some")
+            for j in sorted(free, key=lambda j: priorities[k][row][j])[:lb]:
+                want[row][13 * k + j] = seat_b
+    assert np.array_equal(got, np.array(want, dtype=np.int8))
+    assert edges <= met  # each case of the bound's rule was met
+    assert (got == seat_b).sum(axis=1).tolist() == [13] * n
