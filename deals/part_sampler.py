@@ -427,11 +427,15 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     out = np.empty((n * 4, 13), dtype=np.int8)
     # A suit's four honours as one 4-byte word: a row's first four bytes written at once.
     out[:, :4].view(np.uint32)[:, 0] = _honour_owners(seat_a, seat_b).view(np.uint32).reshape(256)[mask_a * 16 + mask_b]
-    out[:, 4:] = np.where(
-        perm < spots_a.astype(np.int8)[:, None],
-        np.int8(seat_a),
-        np.where(perm < (spots_a + spots_b).astype(np.int8)[:, None], np.int8(seat_b), np.int8(-1)),
-    )
+    # A spot of rank below spots_a is a's, below spots_a + spots_b b's, else nobody's (-1):
+    # -1, plus seat_b + 1 below the second bound, plus seat_a - seat_b below the first. Sums
+    # of the comparisons' bytes rather than np.where (a branch per card), on the ranks spot
+    # by spot (`perm.T`, the permutations' own layout: whole rows of n * 4, not rows of 9).
+    ranks = perm.T
+    spots = (ranks < (spots_a + spots_b).astype(np.int8)).view(np.int8) * np.int8(seat_b + 1)
+    spots += (ranks < spots_a.astype(np.int8)).view(np.int8) * np.int8(seat_a - seat_b)
+    spots -= np.int8(1)
+    out.T[4:] = spots
     return out.reshape(n, 52)
 
 
