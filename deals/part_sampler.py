@@ -166,7 +166,20 @@ def search_rows(cum: np.ndarray, rows: np.ndarray, target: np.ndarray, table=_BU
     if table is None:
         return search_blocks(cum.ravel(), rows * width, width, target)
     flat, step = table
-    return np.searchsorted(flat, rows * step + target, side="right") - rows * width
+    needles = rows * step + target
+    if len(flat) >= SORTED_NEEDLES_FROM[0] and len(needles) >= SORTED_NEEDLES_FROM[1]:
+        # Needles in order walk a table past the caches (fit mode's b lengths: 2 MB) a
+        # neighbourhood at a time, not a cache miss at each step: twice as fast with the sort.
+        order = np.argsort(needles)
+        found = np.empty(len(needles), dtype=np.int64)
+        found[order] = np.searchsorted(flat, needles[order], side="right")
+    else:
+        found = np.searchsorted(flat, needles, side="right")
+    return found - rows * width
+
+
+#: `search_rows` sorts its needles for a table of at least [0] entries and [1] needles.
+SORTED_NEEDLES_FROM = (65536, 4096)
 
 
 _TRI_A, _TRI_B = (np.array(t) for t in zip(*[(i, j) for i in range(11) for j in range(11 - i)]))

@@ -108,7 +108,7 @@ def test_one_search_over_the_rows_finds_what_the_row_by_row_search_finds(top):
     from deals.part_sampler import row_search_table, search_blocks, search_rows
 
     gen = np.random.default_rng(top % 1000)
-    for width in (1, 3, 21, 441):
+    for width in (1, 3, 21, 441, 2000):  # 2000: a table past SORTED_NEEDLES_FROM, needles sorted
         cum = np.cumsum(gen.integers(0, top // width + 1, size=(40, width)), axis=1)
         cum[:, -1] += 1  # every row's last entry above its targets
         cum[3] = cum[3, -1]  # a row of one step
