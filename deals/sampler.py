@@ -238,7 +238,10 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     labels = np.full(keys.shape, np.int8(empty[-1]))
     for b, seat, after in zip(bounds, empty, empty[1:]):
         labels += (keys <= at[b - 1][:, None]).view(np.int8) * np.int8(seat - after)
-    owner.reshape(-1)[np.flatnonzero(free)] = labels.reshape(-1)
+    if owner.flags.c_contiguous:
+        owner.reshape(-1)[np.flatnonzero(free)] = labels.reshape(-1)
+    else:  # reshape would copy, and the cards would not reach `owner`
+        np.place(owner, free, labels)
     return owner
 
 

@@ -68,6 +68,9 @@ def test_the_rest_is_dealt_as_by_the_argpartition(held):
         assert np.array_equal(got, want)
         assert (np.stack([(got == s).sum(axis=1) for s in range(4)]) == 13).all()
         assert np.array_equal(got[start != -1], start[start != -1])
+        strided = np.asfortranarray(start)  # not C-contiguous: dealt in place all the same
+        deal_out_rest(strided, make_rng(seed))
+        assert np.array_equal(strided, want)
 
 
 class _Values:
