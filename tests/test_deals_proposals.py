@@ -68,6 +68,9 @@ def test_the_rest_is_dealt_as_by_the_argpartition(held):
         assert np.array_equal(got, want)
         assert (np.stack([(got == s).sum(axis=1) for s in range(4)]) == 13).all()
         assert np.array_equal(got[start != -1], start[start != -1])
+        strided = np.asfortranarray(start)  # not C-contiguous: dealt in place all the same
+        deal_out_rest(strided, make_rng(seed))
+        assert np.array_equal(strided, want)
 
 
 class _Values:
@@ -108,7 +111,7 @@ def test_one_search_over_the_rows_finds_what_the_row_by_row_search_finds(top):
     from deals.part_sampler import row_search_table, search_blocks, search_rows
 
     gen = np.random.default_rng(top % 1000)
-    for width in (1, 3, 21, 441):
+    for width in (1, 3, 21, 441, 2000):  # 2000: a table past SORTED_NEEDLES_FROM, needles sorted
         cum = np.cumsum(gen.integers(0, top // width + 1, size=(40, width)), axis=1)
         cum[:, -1] += 1  # every row's last entry above its targets
         cum[3] = cum[3, -1]  # a row of one step
@@ -333,3 +336,42 @@ class _Belows(Rng):
         out = np.asarray(self.values.pop(0), dtype=np.int64)
         assert out.shape == np.shape(bounds) and (out < bounds).all()
         return out
+
+
+@pytest.mark.parametrize(
+    ("text", "edges"),
+    [
+        ("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", {"all free", "some"}),  # benchmark E's defence
+        ("fit:S12+ opener S:0-1 H:4+", {"all free", "some"}),
+        ("fit:S13+ opener S:0 hcp:4-30", {"13", "some"}),  # b holds all 13 spades
+        ("opp1 D:6+ hcp:6-10; opp2 fit:D10+", {"all free", "some"}),
+    ],
+)
+def test_partner_cards_are_those_of_the_row_by_row_choice(text, edges):
+    """`part_sampler._partner_cards` (whole arrays, held cards put last by arithmetic on the
+    sign bit, b's cards added) against its plain form, row by row in Python from the same
+    generator: b's lengths by the first running weight past the draw, then in each suit b's
+    cards the free ones of lowest priority. The same cards, so the same deals."""
+    from deals import part_sampler
+    from deals.tables import length_vectors
+
+    (model, _, idx, la, owner), = _arguments_of("_partner_cards", text, 3000, 8)
+    owner[owner == model.seats[1]] = -1  # the call captured wrote b's cards into its input
+    got = owner.copy()
+    part_sampler._partner_cards(model, make_rng(2), idx, la, got)
+
+    rng, n, seat_b = make_rng(2), len(idx), model.seats[1]
+    targets = rng.below(model.fit_z[idx]).tolist()
+    lbs = [length_vectors()[int(np.argmax(model.fit_lb_cum[i] > t))].tolist() for i, t in zip(idx.tolist(), targets)]
+    priorities = [rng.permutations(n, 13).tolist() for _ in range(4)]
+    want, met = owner.tolist(), set()
+    for row in range(n):
+        for k in range(4):
+            free = [j for j in range(13) if want[row][13 * k + j] == -1]
+            lb = lbs[row][k]
+            met.add("13" if lb == 13 else "all free" if lb == len(free) else "some")
+            for j in sorted(free, key=lambda j: priorities[k][row][j])[:lb]:
+                want[row][13 * k + j] = seat_b
+    assert np.array_equal(got, np.array(want, dtype=np.int8))
+    assert edges <= met  # each case of the bound's rule was met
+    assert (got == seat_b).sum(axis=1).tolist() == [13] * n
