@@ -152,9 +152,7 @@ def order_statistics(values: np.ndarray, ranks: tuple[int, ...]) -> dict[int, np
     if not (0 < m <= _SELECT_UP_TO and n >= _SELECT_FROM_ROWS):
         ordered = np.partition(values, list(ranks), axis=1)
         return {k: ordered[:, k] for k in ranks}
-    cols = list(np.ascontiguousarray(values.T))
-    for i, j in _selection_network(m, tuple(sorted(set(ranks)))):
-        cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
+    cols = _compared(list(np.ascontiguousarray(values.T)), _selection_network(m, tuple(sorted(set(ranks)))))
     return {k: cols[k] for k in ranks}
 
 
@@ -174,7 +172,12 @@ def _selection_network(m: int, ranks: tuple[int, ...]) -> tuple[tuple[int, int],
 def _network_sorted(cols: list[np.ndarray]) -> list[np.ndarray]:
     """Equal-length columns sorted across by the sorting network: afterwards, at every
     position, cols[0] <= cols[1] <= ... (each comparator a vector minimum and maximum)."""
-    for i, j in _network(len(cols)):
+    return _compared(cols, _network(len(cols)))
+
+
+def _compared(cols: list[np.ndarray], comparators) -> list[np.ndarray]:
+    """`cols` through `comparators` (i, j): each puts the minimum at i, the maximum at j."""
+    for i, j in comparators:
         cols[i], cols[j] = np.minimum(cols[i], cols[j]), np.maximum(cols[i], cols[j])
     return cols
 
