@@ -254,13 +254,20 @@ def _split_columns(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndar
     for k, (first, second) in enumerate(_TRI_STEPS):
         np.multiply(flat[xbase + first], flat[at - second], out=w[k])
         total += w[k]
-    target = rng.below(total).astype(flat.dtype)
-    pick = np.zeros(n, dtype=np.int64)
-    running = np.zeros(n, dtype=flat.dtype)
-    for k in range(len(_TRI_STEPS)):
-        running += w[k]
-        pick += running <= target
+    pick = _passed(w, rng.below(total).astype(flat.dtype))
     return _TRI_A[pick], _TRI_B[pick]
+
+
+def _passed(weights: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """For `(k, n)` weights (a column a choice) and a draw below each row's total: the
+    number of running sums at or below the draw, which is the smallest k whose running sum
+    passes it (the choice by weight)."""
+    pick = np.zeros(weights.shape[1], dtype=np.int64)
+    running = np.zeros(weights.shape[1], dtype=weights.dtype)
+    for w in weights:
+        running += w
+        pick += running <= target
+    return pick
 
 
 def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
@@ -375,12 +382,7 @@ def _second_half_columns(q: np.ndarray, i34, x0, x1, y0, y1, rng: Rng) -> tuple[
         np.subtract(q[hi + x * 22], q[lo + x * 22], out=w[x])
         w[x] *= (x0 <= x) & (x < x1)
         total += w[x]
-    target = rng.below(total)
-    xs = np.zeros(n, dtype=np.int64)
-    running = np.zeros(n, dtype=np.int64)
-    for x in range(21):
-        running += w[x]
-        xs += running <= target
+    xs = _passed(w, rng.below(total))
     at = base + xs * 22
     target = rng.below(w.reshape(-1)[xs * n + np.arange(n)]) + q[at + y0]
     ys = np.zeros(n, dtype=np.int64)
