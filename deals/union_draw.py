@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from itertools import product
+from math import prod
 
 import numpy as np
 
@@ -108,11 +109,8 @@ def class_count(compiled: CompiledScenario, max_classes: int) -> int:
 
 def _classes(compiled: CompiledScenario):
     """(the cover terms, their classes: key -> the class's term), or None (see `class_count`)."""
-    if not counts(compiled) or not any(map(over_several_suits, compiled.seat_rules)) and not any(
-        over_several_suits(f) for p in compiled.parts for f in p.fits
-    ):
-        return None
-    if _term_choices(compiled) > MAX_TERMS:
+    pins = _pins(compiled)
+    if not counts(compiled) or not pins or prod(map(len, pins)) > MAX_TERMS:
         return None
     terms = cover_terms(compiled)
     classes: dict[tuple, CompiledScenario] = {}
@@ -142,27 +140,12 @@ def union_draw(compiled: CompiledScenario, max_classes: int) -> UnionDraw | None
     return UnionDraw(compiled, terms, draws)
 
 
-def _term_choices(compiled: CompiledScenario) -> int:
-    """The number of ways to pin the disjunctions (terms, before the empty ones are left out)."""
-    out = 1
-    for rule in compiled.seat_rules:
-        if over_several_suits(rule):
-            assert rule.wildcard is not None
-            out *= len(rule.wildcard.candidates)
-    for part in compiled.parts:
-        for fit in part.fits:
-            if over_several_suits(fit):
-                out *= len(fit.suits)
-    return out
-
-
-def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
-    """The terms: every way to pin each disjunction over several suits to one of its suits,
-    those that no deal can pass (an empty range, or a contradiction between the seats:
-    `deals.feasibility.joint_contradiction`) left out."""
-    rules = compiled.seat_rules
+def _pins(compiled: CompiledScenario) -> list[list[tuple[str, int, int, int]]]:
+    """Per disjunction over several suits, the ways to pin it: (seat, seat index, 0, suit)
+    for a wildcard, (fit, partnership, fit index, suit) for a fit; their product is the
+    terms before the empty ones are left out."""
     choices: list[list[tuple[str, int, int, int]]] = []
-    for seat, rule in enumerate(rules):
+    for seat, rule in enumerate(compiled.seat_rules):
         if over_several_suits(rule):
             assert rule.wildcard is not None
             choices.append([("seat", seat, 0, k) for k in rule.wildcard.candidates])
@@ -170,8 +153,16 @@ def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
         for f, fit in enumerate(part.fits):
             if over_several_suits(fit):
                 choices.append([("fit", p, f, k) for k in fit.suits])
+    return choices
+
+
+def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
+    """The terms: every way to pin each disjunction over several suits to one of its suits,
+    those that no deal can pass (an empty range, or a contradiction between the seats:
+    `deals.feasibility.joint_contradiction`) left out."""
+    rules = compiled.seat_rules
     terms = []
-    for pins in product(*choices):
+    for pins in product(*_pins(compiled)):
         seat_rules = list(rules)
         fits = [list(part.fits) for part in compiled.parts]
         for kind, i, f, k in pins:
