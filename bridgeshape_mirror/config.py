@@ -47,16 +47,17 @@ class ConfigError(ValueError):
 
 
 # The settings dataclasses whose defaults Config takes. Imported when a Config is made, not
-# with this module: they bring mwclient, requests and numpy, which `validate` and `deals`
-# never need, so the CLI does not import them at start.
+# with this module: the build's brings numpy and the site's templates, which `validate` and
+# `deals` never need, so the CLI does not import them at start. The sync's live apart from
+# the client (`sync.settings`), so that no command but `sync` imports mwclient and requests.
 def _client() -> type:
-    from sync.client import ClientSettings
+    from sync.settings import ClientSettings
 
     return ClientSettings
 
 
 def _sync() -> type:
-    from sync.syncer import SyncSettings
+    from sync.settings import SyncSettings
 
     return SyncSettings
 

@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from store.model import SiteInfo
-from sync.syncer import site_info_from_api
+from sync.siteinfo import site_info_from_api
 from sync.titles import CANONICAL_NAMESPACES
 
 #: Below the mirror's root (SEMANTICS 4 lists the public files; this one is ours).

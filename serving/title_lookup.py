@@ -54,14 +54,42 @@ def file_name(title: str) -> bytes:
 
 @cache
 def _lower_spellings() -> dict[str, tuple[str, ...]]:
-    """Upper-cased form -> the characters `upper_first` turns into it."""
+    """Upper-cased form -> the characters `upper_first` turns into it.
+
+    Every code point is looked at, but in blocks: a block's `upper()` equals the block only
+    when no character in it changes (upper-casing never shortens a character, and one that
+    changes either differs or lengthens the text), so only the few blocks of cased scripts
+    are read character by character. A loop over all 1.1 million characters took 0.37 s of
+    every cold build."""
     found: dict[str, list[str]] = {}
-    for code in range(sys.maxunicode + 1):
-        char = chr(code)
-        upper = char.upper()
-        if upper != char:
-            found.setdefault(upper, []).append(char)
+    everything = _all_characters()
+
+    def scan(start: int, stop: int, width: int) -> None:
+        for lo in range(start, stop, width):
+            block = everything[lo : lo + width]
+            if block.upper() == block:
+                continue
+            if width > 16:
+                scan(lo, min(lo + width, stop), width // 16)
+                continue
+            for char in block:
+                upper = char.upper()
+                if upper != char:
+                    found.setdefault(upper, []).append(char)
+
+    scan(0, len(everything), 4096)
     return {upper: tuple(chars) for upper, chars in found.items()}
+
+
+def _all_characters() -> str:
+    """Every code point in order (lone surrogates included), in milliseconds: their UTF-32
+    bytes laid out byte column by byte column (joining a million `chr`s takes 0.16 s)."""
+    n = sys.maxunicode + 1  # 17 * 65536
+    raw = bytearray(4 * n)
+    raw[0::4] = bytes(range(256)) * (n // 256)
+    raw[1::4] = b"".join(bytes([b]) * 256 for b in range(256)) * (n // 65536)
+    raw[2::4] = b"".join(bytes([b]) * 65536 for b in range(n // 65536))
+    return raw.decode("utf-32-le", "surrogatepass")
 
 
 def case_spellings(title: str, namespace: int, site: SiteInfo) -> list[str]:

@@ -13,7 +13,6 @@ import email.utils
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,6 +26,7 @@ from .diagnosis import connection_failure, http_failure, timeout_failure
 from .endpoint import is_api_url
 from .errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
 from .http_limits import BoundedAdapter
+from .settings import ClientSettings
 
 log = logging.getLogger(__name__)
 
@@ -35,27 +35,6 @@ RETRYABLE_API_CODES = frozenset(
     {"maxlag", "ratelimited", "readonly", "internal_api_error_DBConnectionError", "internal_api_error_DBQueryError"}
 )
 RETRYABLE_HTTP = frozenset({429, 500, 502, 503, 504})
-
-
-@dataclass(frozen=True)
-class ClientSettings:
-    """The defaults here are the only ones: the CLI's configuration and help read them."""
-
-    api_url: str
-    contact: str = ""
-    #: Seconds for one request (connect and read), never more than what is left of the deadline.
-    timeout: float = 30.0
-    #: Retries after the first attempt of one request.
-    max_retries: int = 4
-    #: First backoff in seconds; it doubles on each retry of the same request.
-    backoff: float = 2.0
-    #: Longest single wait, Retry-After included; a longer Retry-After ends the run instead.
-    max_wait: float = 120.0
-    #: Seconds for the whole run; no request starts or waits past it.
-    deadline: float = 600.0
-    maxlag: int = 5
-    username: str | None = None
-    password: str | None = None
 
 
 def user_agent(contact: str) -> str:

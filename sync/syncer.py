@@ -15,11 +15,9 @@ changes and the new cursor go to the store in one transaction, as a `reading.Rea
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from store.model import SiteInfo, WikiPage, format_timestamp, parse_timestamp
@@ -31,69 +29,15 @@ from .extract import extract, template_title
 from .names import check_names_exist
 from .reading import Reading, write_reading
 from .report import SyncReport
-from .titles import CANONICAL_NAMESPACES, normalise
+from .settings import SyncSettings
+from .siteinfo import site_info_from_api
+from .titles import normalise
 
 log = logging.getLogger(__name__)
 
 BATCH = 50
 CATEGORY_NAMESPACE = 14
 LOG_TYPES_THAT_MOVE_PAGES = frozenset({"delete", "move", "import", "merge", "upload"})
-
-
-@dataclass(frozen=True)
-class SyncSettings:
-    """The defaults here are the only ones: the CLI's configuration and help read them."""
-
-    template: str = "Convenzione"
-    parameter: str = "shape_constraints"
-    category: str | None = None
-    full: bool = False
-    #: Older cursors fall back to a full sync: recent changes expire ($wgRCMaxAge, 90 days by
-    #: default); the margin covers clock skew and purge timing.
-    rc_max_age: timedelta = timedelta(days=80)
-    #: How often the cheap `prop=info` comparison runs (None: never; zero: every run).
-    info_check_every: timedelta | None = timedelta(hours=6)
-    #: Accept a mass removal of stored pages (`guard.py`) this once, on purpose.
-    allow_removals: bool = False
-
-    def selection(self, source: str) -> dict[str, Any]:
-        return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
-
-
-def site_info_from_api(query: dict[str, Any]) -> SiteInfo:
-    general = query.get("general") or {}
-    namespaces_raw = query.get("namespaces") or {}
-    if not isinstance(namespaces_raw, dict) or not namespaces_raw:
-        raise WikiGarbage("the wiki's siteinfo has no namespaces")
-    namespaces: dict[int, str] = {}
-    lookup: dict[str, int] = dict(CANONICAL_NAMESPACES)
-    case_sensitive = set()
-    for ns in namespaces_raw.values():
-        ns_id = int(ns["id"])
-        name = ns.get("name", ns.get("*", ""))
-        namespaces[ns_id] = name
-        if name:
-            lookup[name.lower()] = ns_id
-        if ns.get("canonical"):
-            lookup[ns["canonical"].lower()] = ns_id
-        if ns.get("case") == "case-sensitive":
-            case_sensitive.add(ns_id)
-    for alias in query.get("namespacealiases") or []:
-        lookup[alias.get("alias", alias.get("*", "")).lower()] = int(alias["id"])
-    return SiteInfo(
-        namespaces=namespaces,
-        namespace_lookup=lookup,
-        case_sensitive=frozenset(case_sensitive),
-        article_path=general.get("articlepath", ""),
-        server=general.get("server", ""),
-        script_path=general.get("scriptpath", ""),
-        sitename=general.get("sitename", ""),
-        # Without `time`, the server's clock: the block stays the same between runs.
-        general=json.dumps({k: v for k, v in general.items() if k != "time"}, ensure_ascii=False, sort_keys=True)
-        if isinstance(general, dict)
-        else "",
-        lang=general.get("lang", "") if isinstance(general.get("lang"), str) else "",
-    )
 
 
 class ApiSync:

@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from serving.title_lookup import api_title, case_spellings, decode_value
+from serving.title_lookup import _all_characters, _lower_spellings, api_title, case_spellings, decode_value
 from site_builder.title_aliases import TitleTarget, alias_files
 from store.model import SiteInfo
 from sync.titles import upper_first
@@ -132,3 +132,19 @@ def test_the_snippet_refuses_a_namespace_name_it_cannot_quote() -> None:
     assert "set $bridgeshape_title 'BridgePedia:$1';" in render_snippet(namespaces={"BridgePedia": ("bridgepedia", "bp")})
     with pytest.raises(ValueError):
         render_snippet(namespaces={"A$b": ("a$b",)})
+
+
+def test_lower_spellings_are_every_character_that_upper_cases() -> None:
+    # The table is read in blocks (skipping those upper() leaves alone): it must hold what a
+    # look at every single code point finds, in the same order.
+    everything = _all_characters()
+    assert len(everything) == sys.maxunicode + 1
+    assert all(ord(everything[code]) == code for code in (0, 0x41, 0xD800, 0xDFFF, 0xFFFF, 0x10000, sys.maxunicode))
+    found: dict[str, list[str]] = {}
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if char.upper() != char:
+            found.setdefault(char.upper(), []).append(char)
+    expected = {upper: tuple(chars) for upper, chars in found.items()}
+    assert list(_lower_spellings().items()) == list(expected.items())
+    assert _lower_spellings()["S"] == ("s", "ſ")

@@ -79,9 +79,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def sync_with(config: Config) -> SyncReport:
     """The sync of `config` (the caller holds the lock). Raises the library's errors."""
     # Imported here: mwclient and requests are slow to import, and other commands never need them.
-    from sync.client import ClientSettings
+    from sync.settings import ClientSettings
     from sync.runner import Source, run_sync
-    from sync.syncer import SyncSettings
+    from sync.settings import SyncSettings
 
     settings = SyncSettings(
         template=config.template,
