@@ -206,6 +206,11 @@ def _title_decoding(characters: Iterable[str]) -> Iterator[tuple[str, str]]:
         yield from _cascade(code, f"(?:[^%]|%(?!{code}))*", char, _DECODING_STEPS)
 
 
+def compile_template() -> None:
+    """The snippet's template compiled now (the build does it while its workers deal)."""
+    _template()
+
+
 @cache
 def _template() -> jinja2.Template:
     env = jinja2.Environment(

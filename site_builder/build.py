@@ -27,7 +27,7 @@ from dsl.errors import DslError
 from serving.api_headers import ServeSettings
 from dsl.language import N_
 from dsl.model import Scenario
-from serving.nginx import render_snippet
+from serving.nginx import compile_template, render_snippet
 from serving.nginx_errors import error_files as nginx_error_files
 from serving.siteinfo import siteinfo_document
 from serving.title_lookup import namespace_spellings
@@ -48,7 +48,7 @@ from .documents import (
     report_document,
     status_document,
 )
-from .html import highlight, render
+from .html import compile_templates, highlight, render
 from .manifest import manifest_document
 from .object_store import BucketPublishResult, BucketTarget, publish_folder, record_path
 from .page_files import STATUS_TEXT, urls
@@ -201,7 +201,7 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         if not settings.allow_removals:
             _check_removals(settings.out, analyses, state_path)
         with Workers(_workers()) as workers:
-            deals, used = _deals(analyses, history, settings, report, progress, workers)
+            deals, used = _deals(analyses, history, settings, report, progress, workers, lambda: _compile_templates(lang))
             dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
             report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
             cache = RenderCache(history.renders(), published_manifest(settings.out))
@@ -281,10 +281,11 @@ def _published_page_ids(out: Path) -> set[int]:
 def _deals(
     analyses: list[PageAnalysis], history: History, settings: BuildSettings, report: BuildReport, progress: Progress,
     workers: Workers | None = None,
+    while_waiting: Callable[[], None] = lambda: None,
 ) -> tuple[dict[int, list[ScenarioDeals]], dict[tuple[int, int, int, int, int], str]]:
     """Every served scenario's outcome, by page: from the state file when this revision,
     count and seed were dealt before, else drawn now (in worker processes when there are
-    many); and each one's JSON text, for the state file."""
+    many, `while_waiting` run here meanwhile); and each one's JSON text, for the state file."""
     outcomes: dict[tuple[int, int, int, int, int], ScenarioDeals] = {}
     used: dict[tuple[int, int, int, int, int], str] = {}
     jobs: dict[tuple[int, int, int, int, int], SampleJob] = {}
@@ -306,7 +307,7 @@ def _deals(
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
     dealt = progress.stage("build: scenarios dealt", "scenario", len(jobs))
-    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt, workers)):
+    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt, workers, while_waiting)):
         outcomes[key] = outcome
         used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
     deals: dict[int, list[ScenarioDeals]] = {}
@@ -333,17 +334,29 @@ def _workers() -> int:
 
 
 def _run_jobs(
-    jobs: list[SampleJob], dealt: Callable[[int], None] = _uncounted, workers: Workers | None = None
+    jobs: list[SampleJob],
+    dealt: Callable[[int], None] = _uncounted,
+    workers: Workers | None = None,
+    while_waiting: Callable[[], None] = lambda: None,
 ) -> list[ScenarioDeals]:
     # Each job is seeded on its own, so the result is the same however the jobs are spread.
     if workers is None or workers.workers < 2 or len(jobs) < PARALLEL_FROM:
         return [_counted(sample_job(job), dealt) for job in jobs]
     results: dict[int, ScenarioDeals] = {}
     shares = schedule(jobs, most=max(1, len(jobs) // (workers.workers * 8)))
-    for share, outcomes in zip(shares, workers.map(sample_jobs, [[jobs[i] for i in share] for share in shares])):
+    dealing = workers.map(sample_jobs, [[jobs[i] for i in share] for share in shares])  # every share sent now
+    while_waiting()
+    for share, outcomes in zip(shares, dealing):
         for i, outcome in zip(share, outcomes, strict=True):
             results[i] = _counted(outcome, dealt)
     return [results[i] for i in range(len(jobs))]
+
+
+def _compile_templates(lang: str) -> None:
+    """What rendering will compile anyway (0.3 s of a cold build), done while the workers
+    deal: this process only waits for them then."""
+    compile_templates(lang)
+    compile_template()
 
 
 def _make_page_files(works: list[tuple[page_files.PageWork, list[PurePosixPath]]], workers: Workers | None) -> list[page_files.Made]:
