@@ -294,9 +294,10 @@ def grouped_dots(f12: np.ndarray, f34: np.ndarray, i12: np.ndarray, i34: np.ndar
     return out
 
 
-def _looked_up(renaming: tuple[PairModel, tuple[int, ...]], la: np.ndarray, lb: np.ndarray, name: str) -> np.ndarray:
-    """`name` (per kept pair of length vectors) of the renamed model for each pair (la, lb)
-    here, renamed (`suit_of`); 0 for the pairs it dropped (they weigh nothing)."""
+def _looked_up(renaming: tuple[PairModel, tuple[int, ...]], values: np.ndarray, la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """`values` (one of the renamed model's arrays, an entry per pair of length vectors it
+    kept) for each pair (la, lb) here, renamed (`suit_of`); 0 for the pairs it dropped
+    (they weigh nothing)."""
     model, suit_of = renaming
     theirs = _pair_code(model.la, model.lb)
     if len(theirs) == 0:
@@ -306,7 +307,7 @@ def _looked_up(renaming: tuple[PairModel, tuple[int, ...]], la: np.ndarray, lb: 
     ours = _pair_code(renamed_a, renamed_b)
     order = np.argsort(theirs)
     found = order[np.minimum(np.searchsorted(theirs, ours, sorter=order), len(theirs) - 1)]
-    return np.where(theirs[found] == ours, getattr(model, name)[found], 0).astype(np.int64)
+    return np.where(theirs[found] == ours, values[found], 0).astype(np.int64)
 
 
 def _pair_code(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
@@ -444,7 +445,7 @@ class PairModel:
         else:
             assert alike is None and not force_pair, "renamings are for the sampler's models"
             keys12, keys34, k12, k34 = self._halves(la, lb, zero)
-            w = _looked_up(renaming, la, lb, "weights")
+            w = _looked_up(renaming, renaming[0].weights, la, lb)
         keep = w > 0
         self.la, self.lb, self.weights = la[keep], lb[keep], w[keep]
         #: How many pairs of length vectors each kept pair stands for (1 without `alike`).
@@ -460,7 +461,7 @@ class PairModel:
 
         if renaming is not None:
             # inclusion-exclusion's result per pair, looked up too; the count is linear in it
-            self.exact_weights = _looked_up(renaming, self.la, self.lb, "exact_weights")
+            self.exact_weights = _looked_up(renaming, renaming[0].exact_weights, self.la, self.lb)
             self.count = self._scaled_total(self.exact_weights)
             del self._memo
             if count_only:

@@ -80,9 +80,11 @@ def cross_count(compiled: CompiledScenario) -> int | None:
     return exact_dot(weights, z * multiplicity)  # z below C(26, 13) < 2**24
 
 
-#: The pair counts of `cross_count` kept for reuse, at most this many bytes together: the
-#: same two seats' rules (an opening, an overcall) recur beside other rules for c and d
-#: (build_bench's 1,000 pages: 72 scenarios counted here, 24 distinct pairs of seats' rules).
+#: The pair counts of `cross_count` kept for reuse, at most this many entries and bytes
+#: together: the same two seats' rules (an opening, an overcall) recur beside other rules
+#: for c and d (build_bench's 1,000 pages: 72 scenarios counted here, 24 distinct pairs of
+#: seats' rules).
+PAIR_COUNTS_ITEMS = 256
 PAIR_COUNTS_BYTES = 32 * 2**20
 _PAIR_COUNTS: Bounded[tuple, tuple] = Bounded(lambda kept: sum(a.nbytes for a in kept[1:]))
 
@@ -98,7 +100,7 @@ def _pair_counts(part: PartRules, alike: tuple[tuple[int, ...], ...]) -> tuple:
     arrays = (model.la, model.lb, model.exact_weights, model.multiplicity)
     for array in arrays:
         array.flags.writeable = False
-    return _PAIR_COUNTS.put(key, (model.seats, *arrays), len(_PAIR_COUNTS) + 1, PAIR_COUNTS_BYTES)
+    return _PAIR_COUNTS.put(key, (model.seats, *arrays), PAIR_COUNTS_ITEMS, PAIR_COUNTS_BYTES)
 
 
 def _completions_enumerated(lengths: dict, rules: dict, fits) -> np.ndarray | None:

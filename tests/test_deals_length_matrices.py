@@ -387,6 +387,12 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     compiled = compile_scenario(scenario("opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-5 hcp:8-12; opp2 C:3+"))
     assert cross_count(compiled) == lm.matrix_count(compiled)
     assert len(crossing._PAIR_COUNTS) == 1
+    monkeypatch.setattr(crossing, "PAIR_COUNTS_BYTES", 2**40)
+    monkeypatch.setattr(crossing, "PAIR_COUNTS_ITEMS", 2)  # bounded by entries too
+    for n in (2, 3, 4):
+        compiled = compile_scenario(scenario(f"opener S:4-5 H:3-4 hcp:10-{13 + n}; opp1 H:3-4 D:2-5 hcp:8-12; opp2 C:3+"))
+        assert cross_count(compiled) == lm.matrix_count(compiled)
+    assert len(crossing._PAIR_COUNTS) == 2
 
 
 def test_crossing_counts_a_renaming_of_the_suits_on_the_same_pair_counts(monkeypatch):
