@@ -621,17 +621,21 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
     when its rules are HCP totals only, `deals.crossing` when it covers the scenario (fast),
     else `deals.column_products` when its length rules are per suit (ranges, and wildcards
     and fits by inclusion-exclusion) within its budget, else `deals.length_matrices` within
-    theirs, else None. Remembered on disk (each can take up to a second or two)."""
+    theirs, else None. Remembered on disk (each can take up to a second or two), under the
+    scenario's representative among the renamings of its suits (`deals.symmetry.canonical`:
+    the same count), so that the same auction in another suit is read, not counted again."""
     from . import cache
     from .column_products import column_count
     from .crossing import cross_count
     from .honour_placements import scenario_count
     from .length_matrices import matrix_count
+    from .symmetry import canonical
 
     # The kind was "cross", whose -1 (past the budget) now wrongly stands for scenarios
     # counted exactly: a new kind, so that an old cache is not reused.
     kind = "cross-band"  # "cross-columns" before the band, whose -1 stood for four HCP seats now counted
-    cached = cache.get_int(kind, compiled)
+    key = canonical(compiled)
+    cached = cache.get_int(kind, key)
     if cached is not None:
         return cached if cached >= 0 else None
     count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
@@ -641,7 +645,7 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
         count = column_count(compiled)
     if count is None:
         count = matrix_count(compiled)
-    cache.put_int(kind, compiled, -1 if count is None else count)
+    cache.put_int(kind, key, -1 if count is None else count)
     return count
 
 

@@ -191,6 +191,27 @@ def test_an_old_cache_saying_past_the_budget_is_not_reused(tmp_path, monkeypatch
     assert exact_cross_count(cue_bid) == CUE_BID_COUNT
 
 
+def test_a_renaming_of_the_suits_reads_the_count_from_disk(tmp_path, monkeypatch):
+    """The disk cache keeps a count under the representative of the scenario's renamings:
+    the same auction over other suits (a new process: memory empty) counts nothing."""
+    from deals import crossing, honour_placements, length_matrices
+    from deals.sampler import exact_cross_count
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
+    hearts = compiled("opener H:5+ hcp:11-15; responder H:3+ hcp:6-9; opp1 S:5+; opp2 C:2-4")
+    spades = compiled("opener S:5+ hcp:11-15; responder S:3+ hcp:6-9; opp1 D:5+; opp2 H:2-4")
+    count = exact_cross_count(hearts)
+    assert count is not None and count == length_matrices.matrix_count(spades)
+
+    def not_again(compiled):
+        raise AssertionError("counted again: the renaming's count was not read from disk")
+
+    for module, name in ((honour_placements, "scenario_count"), (crossing, "cross_count"), (cp, "column_count"), (length_matrices, "matrix_count")):
+        monkeypatch.setattr(module, name, not_again)
+    assert exact_cross_count(spades) == count
+
+
 def test_past_the_budget_is_none_not_a_guess(monkeypatch):
     monkeypatch.setattr(cp, "MAX_WORK", 1.0)
     assert count(CUE_BID) is None
