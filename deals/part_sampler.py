@@ -114,10 +114,10 @@ def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dic
 def _tables_of(model: PairModel, rows12: np.ndarray, rows34: np.ndarray) -> dict:
     p12, p34, r34 = model.draw_tables(rows12, rows34)
     if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
-        return {
-            "p12d": np.ascontiguousarray(p12[:, _DIAG]),
-            "r34d": np.ascontiguousarray(r34[:, _DIAG]),
-            "p34d": np.ascontiguousarray(p34[:, _DIAG]),
+        diagonals = {"p12d": p12[:, _DIAG], "r34d": r34[:, _DIAG], "p34d": p34[:, _DIAG]}
+        # and each also as (21, halves), for a long draw's columns (a gather from a row)
+        return {name: np.ascontiguousarray(d) for name, d in diagonals.items()} | {
+            name + "T": np.ascontiguousarray(d.T) for name, d in diagonals.items()
         }
     q34 = np.zeros((len(p34), 21, 22), dtype=np.int64)
     q34[:, :, 1:] = p34.reshape(-1, 21, 21).cumsum(axis=2)
@@ -214,8 +214,9 @@ _TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
 
 
 #: Draws of at least this many rows take their steps column by column (`_split`,
-#: `_hcp_second_half`): a few hundred numpy calls whatever the rows, which cost a small draw
-#: (a page's ten deals) more than its rows do. The same values either way.
+#: `_hcp_second_half`, rest mode's `_hcp_rest` and `_split_rest`): a few hundred numpy calls
+#: whatever the rows, which cost a small draw (a page's ten deals) more than its rows do. The
+#: same values either way.
 COLUMNS_FROM = 2048
 
 
@@ -398,26 +399,57 @@ _H11 = np.arange(11)
 
 def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Rest mode: seat b holds every other card, so hb = 10 - ha in each suit and a total u
-    of two suits splits 11 ways. Returns the first suit's ha."""
-    xi = xbase[:, None] + ((_H11 + 10) * _PAD + (20 - _H11))[None, :]
+    of two suits splits 11 ways. Returns the first suit's ha. A long draw weighs the 11
+    splits column by column (`_passed`, as `_split_columns`): the same picks as the rows'."""
+    if len(u) >= COLUMNS_FROM:
+        # The second suit's table at HCP (u - h, 10 - u + h) lies h * (_PAD - 1) before h = 0's.
+        at = ybase + (u + 10) * _PAD + (20 - u)
+        w = np.empty((11, len(u)), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
+        total = np.zeros(len(u), dtype=np.int64)
+        for h, first in enumerate(_REST_FIRST.tolist()):
+            np.multiply(flat[xbase + first], flat[at - h * (_PAD - 1)], out=w[h])
+            total += w[h]
+        return _passed(w, rng.below(total).astype(flat.dtype))
+    xi = xbase[:, None] + _REST_FIRST[None, :]
     yh = u[:, None] - _H11[None, :]
     yi = ybase[:, None] + (yh + 10) * _PAD + (20 - yh)
     return rng.choose_rows(flat[xi] * flat[yi])
 
 
+_REST_FIRST = (_H11 + 10) * _PAD + (20 - _H11)  # the first suit's table at HCP (h, 10 - h)
+
+
 def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
-    """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest)."""
-    _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
-    u = search_rows(np.cumsum(w, axis=1), inv, rng.below(model.weights[idx]))
+    """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest).
+    A long draw takes steps 2 and 4 column by column (21 columns, `_passed`), as the
+    pair's `_split_columns`: the same picks as the rows' cumulative sums and searches."""
+    n = len(idx)
+    lo_a, hi_a = c["hcp_a"]
+    if n >= COLUMNS_FROM:
+        p12, r34 = t["p12dT"], t["r34dT"]
+        w = np.empty((21, n), dtype=np.int64)
+        for k in range(21):
+            np.multiply(p12[k][i12], r34[k][i34], out=w[k])
+        u = _passed(w, rng.below(model.weights[idx]))
+    else:
+        _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
+        u = search_rows(np.cumsum(w, axis=1), inv, rng.below(model.weights[idx]))
     flat = _padded_tables(model, c["padded_key"])
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
-    lo_a, hi_a = c["hcp_a"]
-    total = u[:, None] + _G21[None, :]
-    xw = t["p34d"][i34] * ((total >= lo_a) & (total <= hi_a))
-    xs = rng.choose_rows(xw)
+    if n >= COLUMNS_FROM:
+        p34 = t["p34dT"]
+        xw = np.empty((21, n), dtype=np.int64)
+        total = np.zeros(n, dtype=np.int64)
+        for x in range(21):  # x's weight, if the total u + x is in a's range
+            np.multiply(p34[x][i34], (u >= lo_a - x) & (u <= hi_a - x), out=xw[x])
+            total += xw[x]
+        xs = _passed(xw, rng.below(total))
+    else:
+        total = u[:, None] + _G21[None, :]
+        xs = rng.choose_rows(t["p34d"][i34] * ((total >= lo_a) & (total <= hi_a)))
     h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
     ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)
     return ha, 10 - ha

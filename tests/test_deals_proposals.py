@@ -375,3 +375,49 @@ def test_partner_cards_are_those_of_the_row_by_row_choice(text, edges):
     assert np.array_equal(got, np.array(want, dtype=np.int8))
     assert edges <= met  # each case of the bound's rule was met
     assert (got == seat_b).sum(axis=1).tolist() == [13] * n
+
+
+class _Edges(Rng):
+    """An `Rng` whose `below` gives, row after row, 0, the bound less one and a value of its
+    own generator's (the bounds are recorded, to compare two paths' calls)."""
+
+    def __init__(self, seed):
+        self.gen, self.bounds = np.random.default_rng(seed), []
+
+    def below(self, bounds):
+        b = np.asarray(bounds, dtype=np.int64)
+        self.bounds.append(b.copy())
+        out = self.gen.integers(0, b)
+        out[0::3], out[1::3] = 0, b[1::3] - 1
+        return out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",  # benchmark E's defence (fit mode)
+        "opener H:5+ hcp:12-21",
+        "opener hcp:12",
+        "opener S:7+ hcp:0-5",
+    ],
+)
+def test_rest_mode_hcp_by_columns_are_those_of_the_rows(text, monkeypatch):
+    """`part_sampler._hcp_rest` of a long draw (steps 2-5 column by column, `_passed`)
+    against the small draw's rows (cumulative sums, searches, `choose_rows`): the same draws
+    asked (bounds) and the same HCP per suit, from the generator and at the draws' extremes."""
+    from deals import part_sampler
+
+    (model, c, t, i12, i34, _, idx, la, lb), = _arguments_of("_hcp_rest", text, 6000, 5)
+    assert len(idx) >= part_sampler.COLUMNS_FROM
+    for make in (lambda: make_rng(9), lambda: _Edges(9)):
+        columns_rng = make()
+        columns = part_sampler._hcp_rest(model, c, t, i12, i34, columns_rng, idx, la, lb)
+        with monkeypatch.context() as m:
+            m.setattr(part_sampler, "COLUMNS_FROM", 10**9)
+            rows_rng = make()
+            rows = part_sampler._hcp_rest(model, c, t, i12, i34, rows_rng, idx, la, lb)
+        assert np.array_equal(columns[0], rows[0]) and np.array_equal(columns[1], rows[1])
+        assert columns[0].sum(axis=1).min() >= model.rules[0].hcp_lo
+        if isinstance(columns_rng, _Edges):
+            assert len(columns_rng.bounds) == len(rows_rng.bounds) == 4
+            assert all(np.array_equal(a, b) for a, b in zip(columns_rng.bounds, rows_rng.bounds))
