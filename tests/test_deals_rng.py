@@ -63,6 +63,28 @@ def test_rows_with_equal_keys_are_drawn_again_as_before(m):
     assert all(sorted(row) == list(range(m)) for row in got.tolist())
 
 
+@pytest.mark.parametrize("m", [9, 13])
+def test_rows_drawn_block_by_block_are_those_of_one_draw(m, monkeypatch):
+    # Blocks of 16 rows: ties in the first, a middle and the last (short) block, and a row
+    # whose redraw ties again; the values used and the permutations are those of one draw.
+    from deals import rng as rng_module
+
+    monkeypatch.setattr(rng_module, "_KEY_ROWS", 16)
+    gen = np.random.default_rng(m + 7)
+    first = gen.integers(0, 2**63, size=(50, m)).astype(np.uint64)
+    for row in (0, 17, 40, 49):
+        first[row, 2] = first[row, 5]
+    again = gen.integers(0, 2**63, size=(4, m)).astype(np.uint64)
+    again[1, 0] = again[1, m - 1]  # row 17 ties again
+    third = gen.integers(0, 2**63, size=(1, m)).astype(np.uint64)
+    values = np.concatenate([first.ravel(), again.ravel(), third.ravel()])
+    counted, sorted_ = _Keys(values), _Keys(values)
+    got = Rng(counted).permutations(50, m, np.int8)
+    assert np.array_equal(got, _sorted_permutations(sorted_, 50, m))
+    assert counted.used == sorted_.used == len(values)
+    assert got.T.flags.c_contiguous  # the (m, n) layout callers read whole rows of
+
+
 def test_permutations_are_uniform_on_three():
     got = make_rng(7).permutations(60_000, 3)
     codes = got[:, 0] * 9 + got[:, 1] * 3 + got[:, 2]
@@ -86,15 +108,18 @@ def test_short_rows_are_sorted_as_numpy_sorts_them(m, dtype):
 
 @pytest.mark.parametrize("m", [9, 13, 16])
 def test_keys_equal_in_their_high_bits_are_ordered_by_their_whole_value(m):
-    # The network compares only each key's top 32 - 4 bits: keys that agree there and differ
-    # anywhere below (in the dropped low word or in the bits under the index tag) must still
+    # The network compares only each key's top 16 - 4 bits: keys that agree there and differ
+    # anywhere below (in the dropped low bits or in the bits under the index tag) must still
     # come out in the order of their whole values.
+    from deals.rng import _NETWORK_KEYS
+
+    top = 64 - 8 * np.dtype(_NETWORK_KEYS).itemsize  # the lowest bit the network sees
     gen = np.random.default_rng(m + 100)
     keys = gen.integers(0, 2**63, size=(60, m)).astype(np.uint64)
     keys[0::4, 1] = keys[0::4, 0] ^ np.uint64(1)  # differ in the lowest bit
-    keys[1::4, 3] = keys[1::4, 2] ^ np.uint64(1 << 31)  # in the top bit of the low word
-    keys[2::4, 5] = keys[2::4, 4] ^ np.uint64(1 << 35)  # under the tag of the high word
-    keys[3::4, m - 1] = keys[3::4, 0] ^ np.uint64(1 << 36)  # just above it: no fallback needed
+    keys[1::4, 3] = keys[1::4, 2] ^ np.uint64(1 << (top - 1))  # in the top bit of those dropped
+    keys[2::4, 5] = keys[2::4, 4] ^ np.uint64(1 << (top + 3))  # under the tag of the top bits
+    keys[3::4, m - 1] = keys[3::4, 0] ^ np.uint64(1 << (top + 4))  # just above it: no fallback needed
     values = keys.ravel()
     got = Rng(_Keys(values)).permutations(60, m)
     assert np.array_equal(got, _sorted_permutations(_Keys(values), 60, m))
