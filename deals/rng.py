@@ -34,18 +34,20 @@ class Rng:
         """Unbiased integers in [0, bound) for each bound (int64 array, every bound >= 1)."""
         b = np.asarray(bounds, dtype=np.int64)
         shape = b.shape
-        flat = b.ravel().astype(np.uint64)
-        if flat.size and int(flat.min()) < 1:
+        flat = b.ravel().view(np.uint64) if b.flags.c_contiguous else b.ravel().astype(np.uint64)
+        if flat.size and int(b.min()) < 1:
             raise ValueError("below() needs bounds >= 1")
-        out = np.empty(flat.size, dtype=np.uint64)
-        threshold = (np.uint64(0) - flat) % flat  # 2**64 mod b
-        todo = np.arange(flat.size)
-        while todo.size:
-            x = self._bg.random_raw(todo.size)
-            ok = x >= threshold[todo]
-            out[todo[ok]] = x[ok] % flat[todo[ok]]
-            todo = todo[~ok]
-        return out.astype(np.int64).reshape(shape)
+        x = self._bg.random_raw(flat.size)
+        # The threshold 2**64 mod b is below b: a value at or above b passes it, and only the
+        # rest (b / 2**64 of the draws: all but never) need it. Rejected values are drawn
+        # again, in order, until they pass: the values of a loop over every bound.
+        suspect = np.flatnonzero(x < flat)
+        if suspect.size:
+            todo = suspect[x[suspect] < (np.uint64(0) - flat[suspect]) % flat[suspect]]
+            while todo.size:
+                x[todo] = self._bg.random_raw(todo.size)
+                todo = todo[x[todo] < (np.uint64(0) - flat[todo]) % flat[todo]]
+        return (x % flat).view(np.int64).reshape(shape)
 
     def choose_rows(self, weights: np.ndarray) -> np.ndarray:
         """For each row of non-negative int64 weights (row sums < 2**63, > 0), an index drawn

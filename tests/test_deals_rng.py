@@ -150,3 +150,36 @@ def test_order_statistics_are_those_of_numpy_s_partition(m, ranks, top, rows):
     assert sorted(got) == sorted(ranks)
     for k in ranks:
         assert np.array_equal(got[k], want[:, k])
+
+
+def _below_as_before(bg, bounds) -> np.ndarray:
+    """`Rng.below` as it was written first: every value still to draw drawn again in turn."""
+    flat = np.asarray(bounds, dtype=np.int64).ravel().astype(np.uint64)
+    out = np.empty(flat.size, dtype=np.uint64)
+    threshold = (np.uint64(0) - flat) % flat
+    todo = np.arange(flat.size)
+    while todo.size:
+        x = bg.random_raw(todo.size)
+        ok = x >= threshold[todo]
+        out[todo[ok]] = x[ok] % flat[todo[ok]]
+        todo = todo[~ok]
+    return out.astype(np.int64).reshape(np.shape(bounds))
+
+
+def test_below_rejects_and_draws_again_as_before():
+    # Bounds of 3 * 2**61 reject the values below 2**64 mod b = 2**62: a value below the
+    # bound but above that is kept, one below it drawn again (twice for the first; 2**62 is
+    # below 2**63 - 1, whose threshold is 2).
+    b = 3 * 2**61
+    bounds = np.array([[b, 5, b], [1, b, 2**63 - 1]], dtype=np.int64)
+    first = [7, 2**64 - 1, b - 1, 0, 2**62 - 1, 2**62]  # rejected: 7 and 2**62 - 1
+    values = first + [3, 2**63 + 11] + [2**63 + 5]
+    got_bg, want_bg = _Keys(values), _Keys(values)
+    got = Rng(got_bg).below(bounds)
+    want = _below_as_before(want_bg, bounds)
+    assert got.dtype == np.int64 and got.shape == bounds.shape
+    assert np.array_equal(got, want) and got_bg.used == want_bg.used == len(values)
+    assert got.tolist() == [[(2**63 + 5) % b, (2**64 - 1) % 5, b - 1], [0, (2**63 + 11) % b, 2**62]]
+    for seed in range(3):  # and the generator's own draws, below bounds of every size
+        bounds = np.maximum(np.random.default_rng(seed).integers(1, 2**63 - 1, size=5000) >> np.arange(5000) % 63, 1)
+        assert np.array_equal(make_rng(seed).below(bounds), _below_as_before(np.random.PCG64(np.random.SeedSequence([seed])), bounds))
