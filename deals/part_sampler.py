@@ -306,9 +306,10 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
     lb = length_vectors()[pick].reshape(-1)  # (row, suit) flat
     seat_b = model.seats[1]
-    priority = np.empty((n, 4, 13), dtype=np.int8)
-    for k in range(4):  # a uniform order of each suit's 13 cards, suit after suit as drawn
-        priority[:, k, :] = rng.permutations(n, 13, np.int8)
+    # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
+    # `Rng.permutation_runs`), as (row, suit, card): one copy of the draw's (card, suit, row).
+    perms = rng.permutation_runs(4, n, 13, np.int8)
+    priority = np.ascontiguousarray(perms.reshape(4, n, 13).transpose(1, 0, 2))
     # Cards a holds come after every free one: their priority (0-12) gets 0x70 (112-124).
     # Arithmetic on the sign bit (owner -1: free) rather than a masked copy or np.where, whose
     # branch per card on a random mask costs ten times as much.

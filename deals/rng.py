@@ -79,6 +79,31 @@ class Rng:
                 if not tied.any():
                     return order
                 keys[tied] = self._bg.random_raw(int(tied.sum()) * m).reshape(-1, m)
+        result, again = self._short_orders(n, m, dtype)
+        if again is not None:
+            result[again] = self.permutations(len(again), m, dtype)
+        return result
+
+    def permutation_runs(self, runs: int, n: int, m: int, dtype=np.intp) -> np.ndarray:
+        """`runs` calls of `permutations(n, m, dtype)` one after the other, stacked as
+        `(runs * n, m)` (a transposed view, as `permutations` gives). One draw of every run's
+        keys when no row has two equal keys: the values are then those of the calls (their
+        keys are the stream in order, and no call draws again before the next). A draw with
+        equal keys (m**2 / 2**65 a row: all but never) puts the generator back and makes the
+        calls."""
+        if not 0 < m <= _NETWORK_UP_TO:
+            return np.concatenate([self.permutations(n, m, dtype) for _ in range(runs)])
+        state = self._bg.state
+        result, again = self._short_orders(runs * n, m, dtype)
+        if again is None:
+            return result
+        self._bg.state = state
+        return np.concatenate([self.permutations(n, m, dtype) for _ in range(runs)])
+
+    def _short_orders(self, n: int, m: int, dtype) -> tuple[np.ndarray, np.ndarray | None]:
+        """The orders of `n` rows of m <= `_NETWORK_UP_TO` fresh keys, drawn and ordered
+        `_KEY_ROWS` rows at a time, as the transpose of an `(m, n)` array; and the rows with
+        two equal keys (None if none), whose orders are not used."""
         out = np.empty((m, n), dtype=dtype)
         tied_rows = []
         for start in range(0, n, _KEY_ROWS):
@@ -87,11 +112,7 @@ class Rng:
             out[:, start : start + rows] = order.T
             if tied.any():
                 tied_rows.append(start + np.flatnonzero(tied))
-        result = out.T
-        if tied_rows:
-            again = np.concatenate(tied_rows)
-            result[again] = self.permutations(len(again), m, dtype)
-        return result
+        return out.T, (np.concatenate(tied_rows) if tied_rows else None)
 
     def runs(self, lengths: np.ndarray) -> np.ndarray:
         """`(n, m)` int8: for each row of `lengths` (n, k), its m places (m the row sum, the same

@@ -85,6 +85,39 @@ def test_rows_drawn_block_by_block_are_those_of_one_draw(m, monkeypatch):
     assert got.T.flags.c_contiguous  # the (m, n) layout callers read whole rows of
 
 
+class _KeysWithState(_Keys):
+    """`_Keys` whose place in its values can be read and put back, as PCG64's `state`."""
+
+    @property
+    def state(self):
+        return self.used
+
+    @state.setter
+    def state(self, used):
+        self.used = used
+
+
+@pytest.mark.parametrize("tie_in", [None, 0, 2, 3])
+def test_permutation_runs_are_the_calls_one_after_the_other(tie_in):
+    # Four runs of 40 rows of 13: one draw when no row ties; a tie in run `tie_in` (the first,
+    # a middle one, the last) puts the generator back, and the calls draw that row again
+    # before the next run's keys.
+    m, n = 13, 40
+    gen = np.random.default_rng(3 if tie_in is None else tie_in)
+    values = gen.integers(0, 2**64, size=5 * n * m, dtype=np.uint64)
+    if tie_in is not None:
+        row = tie_in * n + 7
+        values[row * m + 4] = values[row * m + 9]
+    counted, calls = _KeysWithState(values), _KeysWithState(values)
+    got = Rng(counted).permutation_runs(4, n, m, np.int8)
+    want = np.concatenate([_sorted_permutations(calls, n, m) for _ in range(4)])
+    assert got.shape == (4 * n, m) and np.array_equal(got, want)
+    assert counted.used == calls.used == (4 * n + (tie_in is not None)) * m
+    real = make_rng(5).permutation_runs(4, 3000, m, np.int8)  # the generator's own draws
+    plain = make_rng(5)
+    assert np.array_equal(real, np.concatenate([plain.permutations(3000, m, np.int8) for _ in range(4)]))
+
+
 def test_permutations_are_uniform_on_three():
     got = make_rng(7).permutations(60_000, 3)
     codes = got[:, 0] * 9 + got[:, 1] * 3 + got[:, 2]
