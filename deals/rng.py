@@ -108,8 +108,7 @@ class Rng:
         tied_rows = []
         for start in range(0, n, _KEY_ROWS):
             rows = min(_KEY_ROWS, n - start)
-            order, tied = _order(self._bg.random_raw(rows * m).reshape(rows, m), dtype)
-            out[:, start : start + rows] = order.T
+            _, tied = _order(self._bg.random_raw(rows * m).reshape(rows, m), dtype, out[:, start : start + rows])
             if tied.any():
                 tied_rows.append(start + np.flatnonzero(tied))
         return out.T, (np.concatenate(tied_rows) if tied_rows else None)
@@ -128,9 +127,10 @@ class Rng:
         return out
 
 
-def _order(keys: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
+def _order(keys: np.ndarray, dtype=np.intp, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """`(order, tied)`: each row's argsort (indices of its keys from the smallest up), and which
-    rows hold two equal keys (their order is not used).
+    rows hold two equal keys (their order is not used). Short rows: `out`, an `(m, n)` array
+    of `dtype` if given, receives the order (returned as its transpose).
 
     Each key carries its index in its lowest bits, so sorting the values gives the order:
     two keys that differ above those bits compare as the keys do, and no two tagged values
@@ -162,7 +162,10 @@ def _order(keys: np.ndarray, dtype=np.intp) -> tuple[np.ndarray, np.ndarray]:
             cols |= tags
             srt[:, start : start + block] = _compared(list(cols), _network(m))
         near = ((srt[1:] ^ srt[:-1]) <= low).any(axis=0)  # equal above the index bits
-        order = (srt & low).astype(dtype).T
+        if out is None:
+            out = np.empty((m, n), dtype=dtype)
+        np.bitwise_and(srt, low, out=out, casting="unsafe")  # the indices, in `dtype` at once
+        order = out.T
     else:
         low = np.uint64((1 << bits) - 1)
         srt = np.sort((keys & ~low) | np.arange(m, dtype=np.uint64)[None, :], axis=1)
