@@ -283,7 +283,8 @@ def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
         zmax = int(model.fit_z.max())
         idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z[idx]]
     n = len(idx)
-    la, lb = model.la[idx], model.lb[idx]
+    # Rows of 2-D tables by np.take: numpy's fancy indexing of rows costs ten times as much.
+    la, lb = np.take(model.la, idx, axis=0), np.take(model.lb, idx, axis=0)
     t, i12, i34 = _hcp_tables(model, c, idx, n)
     if model.rest:
         ha, hb = _hcp_rest(model, c, t, i12, i34, rng, idx, la, lb)
@@ -304,7 +305,7 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     if "fit_rows" not in c:
         c["fit_rows"] = row_search_table(model.fit_lb_cum)
     pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
-    lb = length_vectors()[pick].reshape(-1)  # (row, suit) flat
+    lb = np.take(length_vectors(), pick, axis=0).reshape(-1)  # (row, suit) flat
     seat_b = model.seats[1]
     # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
     # `Rng.permutation_runs`), as (row, suit, card): one copy of the draw's (card, suit, row).
@@ -462,7 +463,7 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     fa, fb = la.ravel(), lb.ravel()
     # The tables' flat indices: numpy's indexing by four index arrays costs several times one.
     hcp = ha * 11 + hb
-    scum = c["split_cum"].reshape(-1, 2)[(fa * 14 + fb) * 121 + hcp]
+    scum = np.take(c["split_cum"].reshape(-1, 2), (fa * 14 + fb) * 121 + hcp, axis=0)
     second = rng.below(scum[:, 1]) >= scum[:, 0]
     split = c["split_codes"].reshape(-1)[hcp * 2 + second]
     mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
