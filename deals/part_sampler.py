@@ -409,7 +409,7 @@ def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray
         w = np.empty((11, len(u)), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
         total = np.zeros(len(u), dtype=np.int64)
         for h, first in enumerate(_REST_FIRST.tolist()):
-            np.multiply(flat[xbase + first], flat[at - h * (_PAD - 1)], out=w[h])
+            np.multiply(flat.take(xbase + first), flat.take(at - h * (_PAD - 1)), out=w[h])
             total += w[h]
         return _passed(w, rng.below(total).astype(flat.dtype))
     xi = xbase[:, None] + _REST_FIRST[None, :]
@@ -431,7 +431,7 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
         p12, r34 = t["p12dT"], t["r34dT"]
         w = np.empty((21, n), dtype=np.int64)
         for k in range(21):
-            np.multiply(p12[k][i12], r34[k][i34], out=w[k])
+            np.multiply(p12[k].take(i12), r34[k].take(i34), out=w[k])  # take: a third less than indexing
         u = _passed(w, rng.below(model.weights[idx]))
     else:
         _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
@@ -446,7 +446,7 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
         xw = np.empty((21, n), dtype=np.int64)
         total = np.zeros(n, dtype=np.int64)
         for x in range(21):  # x's weight, if the total u + x is in a's range
-            np.multiply(p34[x][i34], (u >= lo_a - x) & (u <= hi_a - x), out=xw[x])
+            np.multiply(p34[x].take(i34), (u >= lo_a - x) & (u <= hi_a - x), out=xw[x])
             total += xw[x]
         xs = _passed(xw, rng.below(total))
     else:
