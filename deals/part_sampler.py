@@ -41,7 +41,7 @@ import numpy as np
 
 from .counting import PairModel
 from .exact import exact_sum
-from .rng import Rng, sort_short_rows
+from .rng import Rng, SearchGuide, sort_short_rows
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
@@ -274,7 +274,9 @@ def _passed(weights: np.ndarray, target: np.ndarray) -> np.ndarray:
 def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
     c = _prepare(model)
     # 1. pair of length vectors
-    idx = rng.choose_cumulative(c["cum"], n)
+    if n >= FULL_TABLES_FROM and "cum_guide" not in c:
+        c["cum_guide"] = SearchGuide(c["cum"])
+    idx = rng.choose_cumulative(c["cum"], n, c.get("cum_guide"))
     if c["shift"]:
         bound = c["w2"][idx] << c["shift"]
         keep = rng.below(bound) < model.weights[idx]

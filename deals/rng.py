@@ -56,11 +56,12 @@ class Rng:
         r = self.below(cum[:, -1])
         return (cum <= r[:, None]).sum(axis=1)
 
-    def choose_cumulative(self, cum: np.ndarray, n: int) -> np.ndarray:
-        """`n` indices drawn with probability proportional to the increments of `cum` (int64)."""
+    def choose_cumulative(self, cum: np.ndarray, n: int, guide: SearchGuide | None = None) -> np.ndarray:
+        """`n` indices drawn with probability proportional to the increments of `cum` (int64);
+        `guide`: `cum`'s `SearchGuide`, for long draws (the same indices)."""
         total = int(cum[-1])
         r = self.below(np.full(n, total, dtype=np.int64))
-        return np.searchsorted(cum, r, side="right")
+        return np.searchsorted(cum, r, side="right") if guide is None else guide.search(r)
 
     def permutations(self, n: int, m: int, dtype=np.intp) -> np.ndarray:
         """`n` independent uniform permutations of range(m): the ranks of m random 64-bit
@@ -124,6 +125,30 @@ class Rng:
         order = self.permutations(n, m)
         out = np.empty((n, m), dtype=np.int8)
         out[np.arange(n)[:, None], order] = owner_of_rank
+        return out
+
+
+class SearchGuide:
+    """`np.searchsorted(cum, r, side="right")` for draws r in [0, cum[-1]), by a table of the
+    draws' range cut in `2**bits` buckets: a bucket whose every draw falls in one step of
+    `cum` answers from the table (the search is non-decreasing in r: its answers at the
+    bucket's ends bound all of its draws'), the others are searched. With 456 steps and 2**14
+    buckets, 2.5% of the draws are searched: 16,384 draws 0.05 ms against 0.6 ms (a binary
+    search mispredicts a branch at every step)."""
+
+    def __init__(self, cum: np.ndarray, bits: int = 14):
+        total = int(cum[-1])
+        self.cum, self.shift = cum, max(0, (total - 1).bit_length() - bits)
+        starts = np.arange(((total - 1) >> self.shift) + 1, dtype=np.int64) << self.shift
+        ends = np.minimum(starts + ((1 << self.shift) - 1), total - 1)
+        first, last = np.searchsorted(cum, starts, side="right"), np.searchsorted(cum, ends, side="right")
+        self.answer = np.where(first == last, first, -1)
+
+    def search(self, r: np.ndarray) -> np.ndarray:
+        out = self.answer.take(r >> self.shift)
+        miss = np.flatnonzero(out < 0)
+        if miss.size:
+            out[miss] = np.searchsorted(self.cum, r.take(miss), side="right")
         return out
 
 

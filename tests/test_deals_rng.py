@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deals.rng import Rng, make_rng
 
@@ -216,3 +218,22 @@ def test_below_rejects_and_draws_again_as_before():
     for seed in range(3):  # and the generator's own draws, below bounds of every size
         bounds = np.maximum(np.random.default_rng(seed).integers(1, 2**63 - 1, size=5000) >> np.arange(5000) % 63, 1)
         assert np.array_equal(make_rng(seed).below(bounds), _below_as_before(np.random.PCG64(np.random.SeedSequence([seed])), bounds))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(st.integers(0, 2**40), min_size=1, max_size=600).filter(lambda w: sum(w) > 0),
+    bits=st.integers(1, 14),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_search_guide_finds_what_searchsorted_finds(steps, bits, seed):
+    # Weights of every size, zeros (steps of no width) included; draws at the ends of the
+    # range, on every running sum and next to it, and from a generator.
+    from deals.rng import SearchGuide
+
+    cum = np.cumsum(np.array(steps, dtype=np.int64))
+    total = int(cum[-1])
+    edges = np.concatenate([cum - 1, cum, cum + 1, [0, total - 1]])
+    r = np.concatenate([edges[(edges >= 0) & (edges < total)], np.random.default_rng(seed).integers(0, total, 500)])
+    got = SearchGuide(cum, bits).search(r)
+    assert np.array_equal(got, np.searchsorted(cum, r, side="right"))
