@@ -431,8 +431,10 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     lo_a, hi_a = c["hcp_a"]
     if n >= COLUMNS_FROM:
         p12, r34 = t["p12dT"], t["r34dT"]
-        w = np.empty((21, n), dtype=np.int64)
-        for k in range(21):
+        # Columns past the last that can weigh anything are left out: after every positive
+        # weight, a zero one adds no running sum at or below the draw (the same picks).
+        w = np.empty((_last_weighed(p12, r34) + 1, n), dtype=np.int64)
+        for k in range(len(w)):
             np.multiply(p12[k].take(i12), r34[k].take(i34), out=w[k])  # take: a third less than indexing
         u = _passed(w, rng.below(model.weights[idx]))
     else:
@@ -445,9 +447,9 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
     if n >= COLUMNS_FROM:
         p34 = t["p34dT"]
-        xw = np.empty((21, n), dtype=np.int64)
+        xw = np.empty((min(_last_weighed(p34, p34), hi_a) + 1, n), dtype=np.int64)  # u + x <= hi_a
         total = np.zeros(n, dtype=np.int64)
-        for x in range(21):  # x's weight, if the total u + x is in a's range
+        for x in range(len(xw)):  # x's weight, if the total u + x is in a's range
             np.multiply(p34[x].take(i34), (u >= lo_a - x) & (u <= hi_a - x), out=xw[x])
             total += xw[x]
         xs = _passed(xw, rng.below(total))
@@ -457,6 +459,13 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
     ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)
     return ha, 10 - ha
+
+
+def _last_weighed(first: np.ndarray, second: np.ndarray) -> int:
+    """The last column k (of 21) where products first[k][i] * second[k][j] can be positive:
+    both tables, laid (21, halves), hold a positive entry there (0 if none)."""
+    both = (first > 0).any(axis=1) & (second > 0).any(axis=1)
+    return int(np.flatnonzero(both)[-1]) if both.any() else 0
 
 
 def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
