@@ -92,13 +92,12 @@ class Rng:
         keys are the stream in order, and no call draws again before the next). A draw with
         equal keys (m**2 / 2**65 a row: all but never) puts the generator back and makes the
         calls."""
-        if not 0 < m <= _NETWORK_UP_TO:
-            return np.concatenate([self.permutations(n, m, dtype) for _ in range(runs)])
-        state = self._bg.state
-        result, again = self._short_orders(runs * n, m, dtype)
-        if again is None:
-            return result
-        self._bg.state = state
+        if 0 < m <= _NETWORK_UP_TO:
+            state = self._bg.state
+            result, again = self._short_orders(runs * n, m, dtype)
+            if again is None:
+                return result
+            self._bg.state = state
         return np.concatenate([self.permutations(n, m, dtype) for _ in range(runs)])
 
     def _short_orders(self, n: int, m: int, dtype) -> tuple[np.ndarray, np.ndarray | None]:

@@ -252,22 +252,26 @@ def _rest_seats(rng: Rng, n: int, empty: list[int]) -> np.ndarray:
         keys = rng.raw(rows * m).reshape(rows, m)
         top = np.ascontiguousarray(top_bits(keys, np.uint16))
         at = order_statistics(top, ranks)
-        near = np.zeros(rows, dtype=bool)
-        for b in bounds:
-            near |= at[b - 1] == at[b]
+        near = _equal_at_a_boundary(at, bounds)
         labels[start : start + rows] = _seats_below(top, at, bounds, empty)
         if near.any():
             again = np.flatnonzero(near)
             whole = order_statistics(keys[again], ranks)
-            tied = np.zeros(len(again), dtype=bool)
-            for b in bounds:
-                tied |= whole[b - 1] == whole[b]
+            tied = _equal_at_a_boundary(whole, bounds)
             labels[start + again] = _seats_below(keys[again], whole, bounds, empty)
             tied_rows.append(start + again[tied])
     if tied_rows:
         again = np.concatenate(tied_rows)
         labels[again] = _rest_seats(rng, len(again), empty)
     return labels
+
+
+def _equal_at_a_boundary(at: dict, bounds: list[int]) -> np.ndarray:
+    """Which rows have equal values on both sides of a boundary (`at`: rank -> values)."""
+    equal = np.zeros(len(at[bounds[0]]), dtype=bool)
+    for b in bounds:
+        equal |= at[b - 1] == at[b]
+    return equal
 
 
 def _seats_below(keys: np.ndarray, at: dict, bounds: list[int], empty: list[int]) -> np.ndarray:
