@@ -63,6 +63,9 @@ def _split_options():
     return codes, cum
 
 
+#: Step 1 searches its draws through a `SearchGuide` of 2**14 buckets when the model has at
+#: most this many length pairs (8 buckets a step or more: most draws answered by the table).
+GUIDED_UP_TO = 2048
 #: A draw of at least this many rows builds (and keeps on the model) the HCP tables of every
 #: half; smaller draws (the mirror's 10 deals) build only the halves their rows use.
 FULL_TABLES_FROM = 2048
@@ -274,7 +277,7 @@ def _passed(weights: np.ndarray, target: np.ndarray) -> np.ndarray:
 def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
     c = _prepare(model)
     # 1. pair of length vectors
-    if n >= FULL_TABLES_FROM and "cum_guide" not in c:
+    if n >= FULL_TABLES_FROM and "cum_guide" not in c and len(c["cum"]) <= GUIDED_UP_TO:
         c["cum_guide"] = SearchGuide(c["cum"])
     idx = rng.choose_cumulative(c["cum"], n, c.get("cum_guide"))
     if c["shift"]:
