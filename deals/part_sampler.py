@@ -41,7 +41,7 @@ import numpy as np
 
 from .counting import PairModel
 from .exact import exact_sum
-from .rng import Rng, sort_short_rows
+from .rng import Rng, SearchGuide, sort_short_rows
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
@@ -63,6 +63,9 @@ def _split_options():
     return codes, cum
 
 
+#: Step 1 searches its draws through a `SearchGuide` of 2**14 buckets when the model has at
+#: most this many length pairs (8 buckets a step or more: most draws answered by the table).
+GUIDED_UP_TO = 2048
 #: A draw of at least this many rows builds (and keeps on the model) the HCP tables of every
 #: half; smaller draws (the mirror's 10 deals) build only the halves their rows use.
 FULL_TABLES_FROM = 2048
@@ -114,10 +117,10 @@ def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dic
 def _tables_of(model: PairModel, rows12: np.ndarray, rows34: np.ndarray) -> dict:
     p12, p34, r34 = model.draw_tables(rows12, rows34)
     if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
-        return {
-            "p12d": np.ascontiguousarray(p12[:, _DIAG]),
-            "r34d": np.ascontiguousarray(r34[:, _DIAG]),
-            "p34d": np.ascontiguousarray(p34[:, _DIAG]),
+        diagonals = {"p12d": p12[:, _DIAG], "r34d": r34[:, _DIAG], "p34d": p34[:, _DIAG]}
+        # and each also as (21, halves), for a long draw's columns (a gather from a row)
+        return {name: np.ascontiguousarray(d) for name, d in diagonals.items()} | {
+            name + "T": np.ascontiguousarray(d.T) for name, d in diagonals.items()
         }
     q34 = np.zeros((len(p34), 21, 22), dtype=np.int64)
     q34[:, :, 1:] = p34.reshape(-1, 21, 21).cumsum(axis=2)
@@ -214,8 +217,9 @@ _TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
 
 
 #: Draws of at least this many rows take their steps column by column (`_split`,
-#: `_hcp_second_half`): a few hundred numpy calls whatever the rows, which cost a small draw
-#: (a page's ten deals) more than its rows do. The same values either way.
+#: `_hcp_second_half`, rest mode's `_hcp_rest` and `_split_rest`): a few hundred numpy calls
+#: whatever the rows, which cost a small draw (a page's ten deals) more than its rows do. The
+#: same values either way.
 COLUMNS_FROM = 2048
 
 
@@ -273,7 +277,9 @@ def _passed(weights: np.ndarray, target: np.ndarray) -> np.ndarray:
 def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
     c = _prepare(model)
     # 1. pair of length vectors
-    idx = rng.choose_cumulative(c["cum"], n)
+    if n >= FULL_TABLES_FROM and "cum_guide" not in c and len(c["cum"]) <= GUIDED_UP_TO:
+        c["cum_guide"] = SearchGuide(c["cum"])
+    idx = rng.choose_cumulative(c["cum"], n, c.get("cum_guide"))
     if c["shift"]:
         bound = c["w2"][idx] << c["shift"]
         keep = rng.below(bound) < model.weights[idx]
@@ -282,7 +288,8 @@ def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
         zmax = int(model.fit_z.max())
         idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z[idx]]
     n = len(idx)
-    la, lb = model.la[idx], model.lb[idx]
+    # Rows of 2-D tables by np.take: numpy's fancy indexing of rows costs ten times as much.
+    la, lb = np.take(model.la, idx, axis=0), np.take(model.lb, idx, axis=0)
     t, i12, i34 = _hcp_tables(model, c, idx, n)
     if model.rest:
         ha, hb = _hcp_rest(model, c, t, i12, i34, rng, idx, la, lb)
@@ -303,11 +310,12 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     if "fit_rows" not in c:
         c["fit_rows"] = row_search_table(model.fit_lb_cum)
     pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
-    lb = length_vectors()[pick].reshape(-1)  # (row, suit) flat
+    lb = np.take(length_vectors(), pick, axis=0).reshape(-1)  # (row, suit) flat
     seat_b = model.seats[1]
-    priority = np.empty((n, 4, 13), dtype=np.int8)
-    for k in range(4):  # a uniform order of each suit's 13 cards, suit after suit as drawn
-        priority[:, k, :] = rng.permutations(n, 13, np.int8)
+    # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
+    # `Rng.permutation_runs`), as (row, suit, card): one copy of the draw's (card, suit, row).
+    perms = rng.permutation_runs(4, n, 13, np.int8)
+    priority = np.ascontiguousarray(perms.reshape(4, n, 13).transpose(1, 0, 2))
     # Cards a holds come after every free one: their priority (0-12) gets 0x70 (112-124).
     # Arithmetic on the sign bit (owner -1: free) rather than a masked copy or np.where, whose
     # branch per card on a random mask costs ten times as much.
@@ -398,29 +406,69 @@ _H11 = np.arange(11)
 
 def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Rest mode: seat b holds every other card, so hb = 10 - ha in each suit and a total u
-    of two suits splits 11 ways. Returns the first suit's ha."""
-    xi = xbase[:, None] + ((_H11 + 10) * _PAD + (20 - _H11))[None, :]
+    of two suits splits 11 ways. Returns the first suit's ha. A long draw weighs the 11
+    splits column by column (`_passed`, as `_split_columns`): the same picks as the rows'."""
+    if len(u) >= COLUMNS_FROM:
+        # The second suit's table at HCP (u - h, 10 - u + h) lies h * (_PAD - 1) before h = 0's.
+        at = ybase + (u + 10) * _PAD + (20 - u)
+        w = np.empty((11, len(u)), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
+        total = np.zeros(len(u), dtype=np.int64)
+        for h, first in enumerate(_REST_FIRST.tolist()):
+            np.multiply(flat.take(xbase + first), flat.take(at - h * (_PAD - 1)), out=w[h])
+            total += w[h]
+        return _passed(w, rng.below(total).astype(flat.dtype))
+    xi = xbase[:, None] + _REST_FIRST[None, :]
     yh = u[:, None] - _H11[None, :]
     yi = ybase[:, None] + (yh + 10) * _PAD + (20 - yh)
     return rng.choose_rows(flat[xi] * flat[yi])
 
 
+_REST_FIRST = (_H11 + 10) * _PAD + (20 - _H11)  # the first suit's table at HCP (h, 10 - h)
+
+
 def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
-    """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest)."""
-    _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
-    u = search_rows(np.cumsum(w, axis=1), inv, rng.below(model.weights[idx]))
+    """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest).
+    A long draw takes steps 2 and 4 column by column (21 columns, `_passed`), as the
+    pair's `_split_columns`: the same picks as the rows' cumulative sums and searches."""
+    n = len(idx)
+    lo_a, hi_a = c["hcp_a"]
+    if n >= COLUMNS_FROM:
+        p12, r34 = t["p12dT"], t["r34dT"]
+        # Columns past the last that can weigh anything are left out: after every positive
+        # weight, a zero one adds no running sum at or below the draw (the same picks).
+        w = np.empty((_last_weighed(p12, r34) + 1, n), dtype=np.int64)
+        for k in range(len(w)):
+            np.multiply(p12[k].take(i12), r34[k].take(i34), out=w[k])  # take: a third less than indexing
+        u = _passed(w, rng.below(model.weights[idx]))
+    else:
+        _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
+        inv = inv.ravel()
+        w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
+        u = search_rows(np.cumsum(w, axis=1), inv, rng.below(model.weights[idx]))
     flat = _padded_tables(model, c["padded_key"])
     base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
     h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
-    lo_a, hi_a = c["hcp_a"]
-    total = u[:, None] + _G21[None, :]
-    xw = t["p34d"][i34] * ((total >= lo_a) & (total <= hi_a))
-    xs = rng.choose_rows(xw)
+    if n >= COLUMNS_FROM:
+        p34 = t["p34dT"]
+        xw = np.empty((min(_last_weighed(p34, p34), hi_a) + 1, n), dtype=np.int64)  # u + x <= hi_a
+        total = np.zeros(n, dtype=np.int64)
+        for x in range(len(xw)):  # x's weight, if the total u + x is in a's range
+            np.multiply(p34[x].take(i34), (u >= lo_a - x) & (u <= hi_a - x), out=xw[x])
+            total += xw[x]
+        xs = _passed(xw, rng.below(total))
+    else:
+        total = u[:, None] + _G21[None, :]
+        xs = rng.choose_rows(t["p34d"][i34] * ((total >= lo_a) & (total <= hi_a)))
     h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
     ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)
     return ha, 10 - ha
+
+
+def _last_weighed(first: np.ndarray, second: np.ndarray) -> int:
+    """The last column k (of 21) where products first[k][i] * second[k][j] can be positive:
+    both tables, laid (21, halves), hold a positive entry there (0 if none)."""
+    both = (first > 0).any(axis=1) & (second > 0).any(axis=1)
+    return int(np.flatnonzero(both)[-1]) if both.any() else 0
 
 
 def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
@@ -429,7 +477,7 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     fa, fb = la.ravel(), lb.ravel()
     # The tables' flat indices: numpy's indexing by four index arrays costs several times one.
     hcp = ha * 11 + hb
-    scum = c["split_cum"].reshape(-1, 2)[(fa * 14 + fb) * 121 + hcp]
+    scum = np.take(c["split_cum"].reshape(-1, 2), (fa * 14 + fb) * 121 + hcp, axis=0)
     second = rng.below(scum[:, 1]) >= scum[:, 0]
     split = c["split_codes"].reshape(-1)[hcp * 2 + second]
     mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]

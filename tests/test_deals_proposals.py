@@ -106,6 +106,48 @@ def test_equal_keys_at_a_boundary_are_drawn_again_as_before():
     assert a.used == b.used == 40 * 39 + 20 * 39
 
 
+
+@pytest.mark.parametrize("empty", [(1, 3), (1, 2, 3)])
+def test_keys_whose_top_bits_agree_at_a_boundary_are_dealt_by_their_whole_value(empty, monkeypatch):
+    """`deal_out_rest` finds boundaries on each key's top 16 bits: rows where the keys at a
+    boundary agree there (and differ below, or are equal), blocks of rows drawn one after
+    the other, a row drawn again that ties again: the cards and the values used of the
+    plain draw."""
+    from deals import sampler
+
+    monkeypatch.setattr(sampler, "REST_ROWS", 16)
+    m, rows = 13 * len(empty), 50
+    start = np.full((rows, 52), -1, dtype=np.int8)
+    held = [s for s in range(4) if s not in empty]
+    for k, seat in enumerate(held):
+        start[:, 13 * k : 13 * (k + 1)] = seat
+    gen = np.random.default_rng(len(empty))
+    first = gen.integers(0, 2**64, size=(rows, m), dtype=np.uint64)
+    last = 13 * (len(empty) - 1)  # the last boundary
+    for row in range(rows):
+        srt = np.argsort(first[row])
+        low, high = srt[[12, 13]] if row % 2 else srt[[last - 1, last]]
+        kind = row % 5
+        if kind == 0:  # the same top 16 bits, the lowest bit apart
+            first[row, high] = first[row, low] ^ np.uint64(1)
+        elif kind == 1:  # the same top 16 bits, apart just below them
+            first[row, high] = (first[row, low] & ~np.uint64((1 << 48) - 1)) | np.uint64(1 << 47) | (first[row, low] & np.uint64(1))
+        elif kind == 2:  # equal: drawn again
+            first[row, high] = first[row, low]
+    for row in range(rows):  # the same keys, in another order within the row
+        first[row] = first[row][gen.permutation(m)]
+    ties = sum(1 for row in range(rows) if row % 5 == 2)
+    again = gen.integers(0, 2**64, size=(ties, m), dtype=np.uint64)
+    srt = np.argsort(again[0])  # the first row drawn again ties again
+    again[0, srt[13]] = again[0, srt[12]]
+    third = gen.integers(0, 2**64, size=(1, m), dtype=np.uint64)
+    values = np.concatenate([first.ravel(), again.ravel(), third.ravel()])
+    a, b = _Values(values), _Values(values)
+    got = deal_out_rest(start.copy(), Rng(a))
+    assert np.array_equal(got, _dealt_by_argpartition(start.copy(), Rng(b)))
+    assert a.used == b.used == len(values)
+
+
 @pytest.mark.parametrize("top", [5, 2**20, 2**40, 2**61])
 def test_one_search_over_the_rows_finds_what_the_row_by_row_search_finds(top):
     from deals.part_sampler import row_search_table, search_blocks, search_rows
@@ -375,3 +417,49 @@ def test_partner_cards_are_those_of_the_row_by_row_choice(text, edges):
     assert np.array_equal(got, np.array(want, dtype=np.int8))
     assert edges <= met  # each case of the bound's rule was met
     assert (got == seat_b).sum(axis=1).tolist() == [13] * n
+
+
+class _Edges(Rng):
+    """An `Rng` whose `below` gives, row after row, 0, the bound less one and a value of its
+    own generator's (the bounds are recorded, to compare two paths' calls)."""
+
+    def __init__(self, seed):
+        self.gen, self.bounds = np.random.default_rng(seed), []
+
+    def below(self, bounds):
+        b = np.asarray(bounds, dtype=np.int64)
+        self.bounds.append(b.copy())
+        out = self.gen.integers(0, b)
+        out[0::3], out[1::3] = 0, b[1::3] - 1
+        return out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+",  # benchmark E's defence (fit mode)
+        "opener H:5+ hcp:12-21",
+        "opener hcp:12",
+        "opener S:7+ hcp:0-5",
+    ],
+)
+def test_rest_mode_hcp_by_columns_are_those_of_the_rows(text, monkeypatch):
+    """`part_sampler._hcp_rest` of a long draw (steps 2-5 column by column, `_passed`)
+    against the small draw's rows (cumulative sums, searches, `choose_rows`): the same draws
+    asked (bounds) and the same HCP per suit, from the generator and at the draws' extremes."""
+    from deals import part_sampler
+
+    (model, c, t, i12, i34, _, idx, la, lb), = _arguments_of("_hcp_rest", text, 6000, 5)
+    assert len(idx) >= part_sampler.COLUMNS_FROM
+    for make in (lambda: make_rng(9), lambda: _Edges(9)):
+        columns_rng = make()
+        columns = part_sampler._hcp_rest(model, c, t, i12, i34, columns_rng, idx, la, lb)
+        with monkeypatch.context() as m:
+            m.setattr(part_sampler, "COLUMNS_FROM", 10**9)
+            rows_rng = make()
+            rows = part_sampler._hcp_rest(model, c, t, i12, i34, rows_rng, idx, la, lb)
+        assert np.array_equal(columns[0], rows[0]) and np.array_equal(columns[1], rows[1])
+        assert columns[0].sum(axis=1).min() >= model.rules[0].hcp_lo
+        if isinstance(columns_rng, _Edges):
+            assert len(columns_rng.bounds) == len(rows_rng.bounds) == 4
+            assert all(np.array_equal(a, b) for a, b in zip(columns_rng.bounds, rows_rng.bounds))
