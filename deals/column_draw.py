@@ -75,6 +75,9 @@ _HONOURS = 4
 class ColumnDraw:
     """The drawing tables of a scenario's positive column-products term."""
 
+    #: Rows the sampler asks of it at a time: None, the sampler's own batch.
+    batch: int | None = None
+
     def __init__(self, compiled: CompiledScenario, counter: ColumnCount | None = None):
         counter = counter or ColumnCount(compiled)
         t = counter.tables

@@ -37,6 +37,9 @@ _SEATS = 4
 class LengthDraw:
     """The drawing tables of a scenario's per-suit length superset."""
 
+    #: Rows the sampler asks of it at a time: None, the sampler's own batch.
+    batch: int | None = None
+
     def __init__(self, compiled: CompiledScenario):
         sign, allowed = column_terms(compiled)[0]  # the positive term: no disjunction dropped in
         assert sign == 1

@@ -45,6 +45,9 @@ _BLOCK = 1 << 20
 class PlacementDraw:
     """The drawing tables of one list of four HCP bounds (inclusive, per seat N, E, S, W)."""
 
+    #: Rows the sampler asks of it at a time: None, the sampler's own batch.
+    batch: int | None = None
+
     def __init__(
         self,
         bounds: list[tuple[int, int]],

@@ -532,13 +532,18 @@ class ScenarioSampler:
         if self._drawn >= MAX_EMPTY_DRAWS:
             raise TooRare(self._drawn, self._upper_bound())
 
+    def _batch(self) -> int:
+        """Proposals asked at a time: `BATCH`, unless the exact draw says its own."""
+        own = self.exact_draw.batch if self.exact_draw is not None else None
+        return own or BATCH
+
     def batches(self, count: int, rng: Rng) -> Iterator[np.ndarray]:
         """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays."""
         left = count
         self._try_exact_supersets(left)
         while left > 0:
             want = int(left / self._expected_rate() * 1.05) + 64
-            owner = self._proposals(min(getattr(self.exact_draw, "batch", BATCH), want), rng)
+            owner = self._proposals(min(self._batch(), want), rng)
             self._drawn += owner.shape[0]
             if self.checked:
                 owner = owner[self._accept(owner)]

@@ -76,7 +76,7 @@ class UnionDraw:
         for c, n in zip(self._class.tolist(), counts):
             shares[c] += n
         #: Rows the sampler asks of it at a time.
-        self.batch = int(ROWS_PER_CLASS * self.count / max(shares)) if self.count else ROWS_PER_CLASS
+        self.batch: int | None = int(ROWS_PER_CLASS * self.count / max(shares)) if self.count else ROWS_PER_CLASS
 
     @property
     def classes(self) -> int:
