@@ -104,7 +104,7 @@ from .cache import Bounded
 from .counting import PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
-from .honour_placements import hcp_only, placement_count, scenario_count
+from .honour_placements import hcp_only, placement_count
 from .part_sampler import draw_part
 from .probability import Probability, wilson
 from .reasons import BOTH_PARTNERSHIPS, Reason
@@ -482,10 +482,11 @@ class ScenarioSampler:
         # the union first: its terms are inside the positive term, and rarely overlap
         union = columns_pay and self._try_union(left, best)
         # when the positive term is HCP totals only (benchmark E), its count first (in
-        # milliseconds), and its tables only if they would be kept; else the tables count it
+        # milliseconds, and remembered on disk as the scenarios' are: a run that keeps the
+        # core reads it), and its tables only if they would be kept; else the tables count it
         positive = positive_term(self.compiled) if columns_pay and not union else None
         if positive is not None and hcp_only(positive):
-            count = scenario_count(positive)
+            count = exact_cross_count(positive)  # by honour placements (`scenario_count`)
             if count is not None and count * COLUMN_PROPOSAL_COST >= best:
                 positive = None
         if positive is not None:
@@ -510,6 +511,10 @@ class ScenarioSampler:
         assert self.probability is not None and self.probability.fraction is not None
         proposals = float(left * best / (self.probability.fraction * ALL_DEALS))
         own = COLUMN_PROPOSAL_COST * UNION_OVERLAP * left
+        # a union has a class at least: below one class's cost, no need to count them
+        # (benchmark E at 100,000 deals: its proposals are below its own, 18 ms saved)
+        if proposals - own < UNION_PROPOSALS_PER_CLASS:
+            return False
         classes = class_count(self.compiled, UNION_MAX_CLASSES)
         if not classes or proposals - own < classes * UNION_PROPOSALS_PER_CLASS:
             return False

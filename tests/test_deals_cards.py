@@ -157,3 +157,32 @@ def test_export_writer_lines_are_ascii_and_short_and_extra_tags_follow_the_manda
     assert lines[table + 1 : table + 3] == ["N NT 9", "N S 10"] and lines[table + 3].startswith("{label")
     with pytest.raises(ValueError):
         PbnExportWriter(out).write_game(PbnGame(board(1), SAMPLE, tags=(PbnTag("Dealer", "S"),)))
+
+
+def test_export_writer_games_in_turn_are_their_tags_escaped_one_by_one():
+    """Games sharing an event, comment and tags reuse one text around their board and deal
+    (`PbnExportWriter.write_game`): each game still reads as its sixteen tags escaped one by
+    one, with a deal or a vulnerability that needs escaping, and boards past 16 and 99."""
+    from deals.boards import Board
+    from deals.pbn import CRLF, tag_line
+
+    def alone(game: PbnGame, site: str = "?") -> str:
+        b = game.board
+        values = dict.fromkeys(MANDATORY_TAGS, "?")
+        values.update(Event=game.event, Site=site, Board=str(b.number), Dealer=b.dealer_letter, Vulnerable=b.vulnerable, Deal=game.deal)
+        lines = [tag_line(name, values[name]) for name in MANDATORY_TAGS] + [tag_line(t.name, t.value) for t in game.tags]
+        return CRLF.join(lines + ([f"{{{game.comment}}}"] if game.comment else [])) + CRLF
+
+    generator = (PbnTag("Generator", "tool (seed 1, scenario 2)"),)
+    games = [
+        PbnGame(board(n), board(n).turn(SAMPLE), f"scenario {1 + n % 2}", f"scenario {1 + n % 2}", generator)
+        for n in (1, 2, 3, 17, 100, 101)
+    ]
+    games.insert(3, PbnGame(board(5), 'N:"quoted" \\', "scenario 2", "scenario 2", generator))
+    games.insert(5, PbnGame(Board(6, 1, "N" * 300), SAMPLE, "scenario 1", None))
+    out = io.StringIO()
+    writer = PbnExportWriter(out, site="club")
+    for game in games:
+        writer.write_game(game)
+    assert out.getvalue() == "% PBN 2.1\r\n% EXPORT\r\n" + CRLF.join(alone(g, "club") for g in games)
+    assert '[Deal "N:\\"quoted\\" \\\\"]' in out.getvalue() and '[Board "101"]' in out.getvalue()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_column_draw import drawn_by
@@ -153,6 +154,25 @@ def test_benchmark_e_keeps_its_core_and_ten_deals_build_nothing():
     sampler = sampler_of(E)
     sampler._try_exact_supersets(100_000)
     assert not isinstance(sampler.exact_draw, (UnionDraw, ColumnDraw))
+
+
+def test_benchmark_e_decides_without_counting_classes_and_reads_its_positive_count(monkeypatch, tmp_path):
+    """At 100,000 deals E's union is ruled out before its classes are counted, and the
+    positive term's count (which keeps the core) is read from the disk cache by a second
+    run: the same decision with neither count made again."""
+    import deals.honour_placements as placements
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("BSM_DEALS_CACHE", "1")
+    counted = []
+    real = placements.scenario_count
+    monkeypatch.setattr(placements, "scenario_count", lambda c: counted.append(placements.hcp_only(c)) or real(c))
+    monkeypatch.setattr(module, "class_count", lambda *a: pytest.fail("classes counted"))
+    for _ in range(2):
+        sampler = sampler_of(E)
+        sampler._try_exact_supersets(100_000)
+        assert sampler._supersets_tried and sampler.exact_draw is None
+    assert counted.count(True) == 1  # the positive term, HCP totals only: counted once
 
 
 _WILDCARD = st.sampled_from(["", "x:5+", "x:6+", "x:4-5", "x:5+ xhcp:3+", "x:0-1"])

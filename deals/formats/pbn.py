@@ -58,10 +58,16 @@ class Writer(HeldDeals):
         pbn = PbnExportWriter(self._text)
         pbn.finish()  # the header, even when no game follows
         title, tool, seed = said(self._title), said(self._tool), said(self._seed)
+        # A scenario's event, comment and [Generator] once, not per board: equal ones let the
+        # export writer reuse a game's text around its board and deal.
+        said_of = {
+            (o.index, o.label): (event(title, o.index, o.label), comment(o.index, o.label), (PbnTag("Generator", generator(tool, seed, o.index)),))
+            for o in self.outcomes
+        }
         for b in outcome_boards(self.outcomes):
-            tags = (PbnTag("Generator", generator(tool, seed, b.scenario)),)
+            name, note, tags = said_of[b.scenario, b.label]
             if self._extra_tags is not None:
                 tags += tuple(self._extra_tags(b))
-            pbn.write_game(PbnGame(b.board, b.board_pbn, event(title, b.scenario, b.label), comment(b.scenario, b.label), tags))
+            pbn.write_game(PbnGame(b.board, b.board_pbn, name, note, tags))
         self._text.flush()
         self._text.detach()
