@@ -164,13 +164,18 @@ def _escaped(value: str) -> str:
 
 def tag_line(name: str, value: str) -> str:
     """`[Name "value"]`, escaped, cut (never inside an escape) to fit a PBN line."""
-    room = MAX_LINE - len(name) - 5
+    room = _tag_room(name)
     value = _escaped(value)
     if len(value) > room:
         value = value[: room - 3]
         value = value[:-1] if re.search(r"(?<!\\)(\\\\)*\\$", value) else value
         value += "..."
     return f'[{name} "{value}"]'
+
+
+def _tag_room(name: str) -> int:
+    """The characters a tag's value may take on its line: all but `[`, the name, ` "`, `"]`."""
+    return MAX_LINE - len(name) - 5
 
 
 def comment_lines(text: str) -> list[str]:
@@ -212,7 +217,7 @@ class PbnGame:
 _FRAMED = ("Board", "Dealer", "Vulnerable", "Deal")
 #: A value `tag_line` writes as it is: printable ASCII but quotes and backslashes, and short.
 _PLAIN = re.compile(r'[ !#-\[\]-~]*')
-_PLAIN_ROOM = min(MAX_LINE - len(name) - 5 for name in _FRAMED)
+_PLAIN_ROOM = min(map(_tag_room, _FRAMED))
 #: Frames a writer keeps (a document's scenarios; games with tags of their own each make one).
 _FRAMES = 64
 
