@@ -680,10 +680,6 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
     scenario's representative among the renamings of its suits (`deals.symmetry.canonical`:
     the same count), so that the same auction in another suit is read, not counted again."""
     from . import cache
-    from .column_products import column_count
-    from .crossing import cross_count
-    from .honour_placements import scenario_count
-    from .length_matrices import matrix_count
     from .symmetry import canonical
 
     # The kind was "cross", whose -1 (past the budget) now wrongly stands for scenarios
@@ -693,6 +689,12 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
     cached = cache.get_int(kind, key)
     if cached is not None:
         return cached if cached >= 0 else None
+    # The counting modules only on a miss: importing them costs more than reading the count.
+    from .column_products import column_count
+    from .crossing import cross_count
+    from .honour_placements import scenario_count
+    from .length_matrices import matrix_count
+
     count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
     if count is None:
         count = cross_count(compiled)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from math import comb
+from itertools import accumulate
+from math import comb, prod
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from deals.counting import PairModel
 from deals.rules import FREE, FitRule, PartRules, SeatRule, compile_scenario
 from deals.sampler import ScenarioSampler
-from deals.tables import ALL_DEALS, PAIR_HANDS, joint_table
+from deals.tables import ALL_DEALS, PAIR_HANDS, joint_table, length_vectors
 from dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 HANDS = comb(52, 13)
@@ -146,6 +147,25 @@ def test_rest_fit_and_pair_modes_agree():
     assert PairModel(PartRules((0, 2), (rules, FREE), hearts9)).count == PairModel(
         PartRules((0, 2), (rules, anything), hearts9)
     ).count
+
+
+def test_fit_tables_weigh_each_partner_length_vector_by_its_card_choices():
+    """Fit mode's table, row by row against the definition: partner length vector b after a
+    weighs prod_k C(13 - a_k, b_k) when some suit of each fit reaches its minimum, else 0."""
+    rules = compile_scenario(scen(Position(Role.OPP1, hcp=Range(6, 10), x=Range(6)))).seat_rules[1]
+    fits = (FitRule((0, 1, 2, 3), 9), FitRule((1, 3), 7))
+    model = PairModel(PartRules((1, 3), (rules, FREE), fits))
+    assert model.fit_mode and len(model.la) > 100
+    vectors = [tuple(v) for v in length_vectors().tolist()]
+    for i in range(0, len(model.la), 17):
+        a = model.la[i].tolist()
+        weights = [
+            prod(comb(13 - a[k], b[k]) for k in range(4))
+            * all(any(a[k] + b[k] >= fit.min for k in fit.suits) for fit in fits)
+            for b in vectors
+        ]
+        assert model.fit_lb_cum[i].tolist() == list(accumulate(weights))
+        assert model.fit_z[i] == sum(weights) > 0
 
 
 def test_any_suit_fit_is_not_a_sum_over_suits():

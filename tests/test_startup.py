@@ -137,3 +137,20 @@ def test_a_deal_builds_and_imports_no_other_command():
     others = {f"bridgeshape_mirror.commands.{name}" for name in ("validate", "export", "sync", "build", "update", "serve")}
     assert "bridgeshape_mirror.commands.deals" in loaded
     assert not loaded & others
+
+
+def test_a_count_read_from_disk_loads_none_of_the_modules_that_count_it(tmp_path):
+    # A scenario tying both partnerships together is counted once (seconds) and read from
+    # the disk cache afterwards: the counting modules' imports would cost more than the read.
+    probe = (
+        "import sys, json\nfrom bridgeshape_mirror.cli import main\n"
+        "status = main(['deals', 'opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+', '--count', '1'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    counting = {"deals.column_products", "deals.length_matrices", "deals.crossing"}
+    runs = [subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env) for _ in range(2)]
+    (first, counted), (second, read) = (json.loads(run.stdout.splitlines()[-1]) for run in runs)
+    assert first == second == 0
+    assert set(counted) & counting  # the first run counted
+    assert not set(read) & counting
