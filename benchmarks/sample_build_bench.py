@@ -40,7 +40,11 @@ PYCACHE = tempfile.mkdtemp(prefix="sample-build-pycache-")
 def command(tree: str | None, args: list[str]) -> list[str]:
     if tree is None:
         return [SCRIPT, *args]
-    code = f"import sys; sys.path.insert(0, {tree!r}); from bridgeshape_mirror.cli import main; sys.exit(main())"
+    # The console script's own entry (`run`), or `main` in a tree from before it.
+    code = (
+        f"import sys; sys.path.insert(0, {tree!r}); from bridgeshape_mirror import cli; "
+        "sys.exit(cli.run() if hasattr(cli, 'run') else cli.main())"
+    )
     return [sys.executable, "-c", code, *args]
 
 

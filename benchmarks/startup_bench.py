@@ -40,7 +40,11 @@ TARGETS = {"validate 'opener hcp:12+'": 0.25, "deals 'opener hcp:12+' --count 1"
 
 def from_tree(tree: str, args: list[str]) -> list[str]:
     """The console script's command line, run from the source tree `tree`."""
-    code = f"import sys; sys.path.insert(0, {tree!r}); from bridgeshape_mirror.cli import main; sys.exit(main())"
+    # The console script's own entry (`run`), or `main` in a tree from before it.
+    code = (
+        f"import sys; sys.path.insert(0, {tree!r}); from bridgeshape_mirror import cli; "
+        "sys.exit(cli.run() if hasattr(cli, 'run') else cli.main())"
+    )
     return [sys.executable, "-c", code, *args]
 
 

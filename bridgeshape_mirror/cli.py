@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import signal
@@ -10,6 +11,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (60 ms of a one-deal run
 # on this 2-core machine, and those threads spin against the run's own), while every count
@@ -109,5 +111,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
+def run() -> NoReturn:
+    """The console script (and `python -m bridgeshape_mirror.cli`): `main()`, then exit with
+    its status. Tests call `main()`, which leaves the process as it was."""
+    status = main()
+    # The process ends here. Finalizing the interpreter runs the cyclic collector over every
+    # object the command leaves (numpy's, the parser's, the models): 20 ms of a deals run
+    # (measured, from the command's end to the process's: 30-37 ms, 10-13 ms frozen). Frozen
+    # objects are left to the exit: atexit handlers and weakref finalizers (temporary
+    # folders) still run, and every object freed by its last reference still is (files
+    # closed, standard streams flushed); only garbage in reference cycles is not collected.
+    gc.freeze()
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -102,3 +102,19 @@ def test_the_console_script_passes_the_status_on() -> None:
     assert done.returncode == ExitCode.INVALID
     done = subprocess.run([sys.executable, "-m", "bridgeshape_mirror.cli", "nonsense"], capture_output=True, timeout=60)
     assert done.returncode == ExitCode.USAGE
+
+
+def test_the_console_script_s_entry_exits_with_the_status_after_its_output_and_exit_handlers() -> None:
+    # `cli.run` (the installed script's entry) freezes the objects left before exiting: the
+    # output, the status and the atexit handlers must be as `main` alone gives them.
+    probe = (
+        "import atexit, gc, sys\nfrom bridgeshape_mirror import cli\n"
+        "atexit.register(lambda: print('at exit, frozen:', gc.get_freeze_count() > 0, file=sys.stderr))\n"
+        "sys.argv = ['bridgeshape-mirror', 'deals', sys.argv[1], '--count', '3']\ncli.run()"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, "opener H:5+ hcp:12+"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == ExitCode.OK
+    assert done.stdout.count('"pbn": "N:') == 3 and done.stdout.endswith("]}\n")
+    assert "at exit, frozen: True" in done.stderr
+    done = subprocess.run([sys.executable, "-c", probe, "opener H:5+ hcp:40"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == ExitCode.INVALID and "at exit, frozen: True" in done.stderr
