@@ -103,8 +103,13 @@ def within_thirteen() -> np.ndarray:
     """`[i, j]`: length vectors i and j add up to at most 13 in every place: two hands that
     fit in one deck (no suit past its 13 cards), or two suits' columns that leave every seat
     at most 13 cards."""
-    lv = length_vectors()
-    return (lv[:, None, :] + lv[None, :, :] <= 13).all(axis=2)
+    # Suit by suit in bytes: 1.4 ms, where the (560, 560, 4) int64 sums took 24 ms (at every
+    # process's first pair count).
+    lv = length_vectors().astype(np.int8)
+    out = lv[:, None, 0] + lv[None, :, 0] <= 13
+    for k in range(1, 4):
+        out &= lv[:, None, k] + lv[None, :, k] <= 13
+    return out
 
 
 def length_code(v: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import pytest
 from deals.counting import PairModel
 from deals.rules import FREE, FitRule, PartRules, SeatRule, compile_scenario
 from deals.sampler import ScenarioSampler
-from deals.tables import ALL_DEALS, PAIR_HANDS, joint_table, length_vectors
+from deals.tables import ALL_DEALS, PAIR_HANDS, joint_table, length_vectors, within_thirteen
 from dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 HANDS = comb(52, 13)
@@ -441,3 +441,10 @@ def test_pair_model_renames_the_model_of_the_same_rules_over_other_suits(monkeyp
     monkeypatch.setattr(PairModel, "_term", counted)
     models = [sampler_module.pair_model(p) for p in parts[1:]]
     assert all(m.count == first.count and m.part == p for m, p in zip(models, parts[1:]))
+
+
+def test_within_thirteen_is_every_pair_of_length_vectors_that_fits_in_one_deck():
+    lv = length_vectors().tolist()
+    table = within_thirteen()
+    assert table.shape == (560, 560) and table.dtype == bool
+    assert table.tolist() == [[all(x + y <= 13 for x, y in zip(a, b)) for b in lv] for a in lv]
