@@ -124,3 +124,16 @@ def test_sigterm_while_dealing_stops_the_pool_and_says_so(published):
     # The lock is free and the state readable: the next build runs and publishes.
     build(state, BuildSettings(out=out, deals=0))
     assert current_version(out) != old
+
+
+def test_a_pool_worker_leaves_its_objects_to_the_exit_after_the_exit_handlers_run():
+    # `workers.start_worker` (the pool's initializer) freezes the objects at exit, so that the
+    # build's shutdown does not wait for a collection over every model a worker made; the
+    # handlers registered before it still run, after it (atexit's order: last in, first out).
+    probe = (
+        "import atexit, gc, os, sys\n"
+        "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0))\n"
+        "from site_builder.workers import start_worker\nstart_worker(os.getppid())\nprint('frozen now:', gc.get_freeze_count() > 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["frozen now: False", "frozen at exit: True"]
