@@ -11,7 +11,8 @@ Modules, smallest first:
   `sampler`'s docstring;
 - `predicate`: an independent checker of a deal against a Scenario, for tests and callers;
 - `outcome`: a scenario's outcome (`ScenarioDeals`), dealt in one place (`deal_outcome`);
-- `formats`: output formats (JSON, PBN) behind one protocol and a registry;
+- `formats`: output formats (JSON, PBN, LIN) behind one protocol and a registry; `byte_rows`:
+  their lines for many deals at once, as rows of one byte table;
 - `crossing`: exact counts across partnerships (two seats with HCP rules at most);
   `honour_placements`: exact counts of scenarios whose rules are HCP totals only;
   `column_products`: exact counts of scenarios whose length rules are per suit (ranges;

@@ -1,5 +1,6 @@
 """The deal writers' fast paths write the bytes of the plain ones: the JSON of many deals
-built as one byte table (`deals.formats.json.deal_lines`) against its per-deal f-strings."""
+built as one byte table (`deals.formats.json.deal_lines`) against its per-deal f-strings, and
+PBN's boards as one byte table against its game-by-game text."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 
 from deals.formats import write_all
 from deals.formats.json import Writer, deal_lines
+from deals.formats.pbn import Writer as PbnWriter
 from deals.outcome import ScenarioDeals
-from deals.pbn import format_many
+from deals.pbn import PbnExportWriter, format_many
 from deals.probability import Probability
 
 
@@ -92,3 +94,47 @@ def test_streamed_deals_held_as_rows_write_the_document_of_the_same_deals_held_a
     assert held() == _document(whole) == held(deal_fields=lambda pbn, board: None)
     doc = json.loads(held())
     assert [len(s["deals"]) for s in doc["scenarios"]] == [len(w.deals) for w in whole]
+
+
+def _pbn(outcomes: list[ScenarioDeals], streamed: list[list[np.ndarray]] | None = None, **options) -> bytes:
+    """A PBN document of `outcomes`, with each one's `streamed` batches given first."""
+    out = io.BytesIO()
+    writer = PbnWriter(out, title="Stayman «è»", tool="bridgeshape-mirror 9.9", seed="seed 3", **options)
+    writer.begin()
+    for i, o in enumerate(outcomes):
+        for owner in (streamed or [[]] * len(outcomes))[i]:
+            writer.deals(o.index, o.label, owner)
+        writer.scenario(o)
+    writer.end()
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("counts", [[1], [3, 0, 5], [12_000, 7], [17, 17, 17, 1], [0]])
+def test_pbn_boards_written_as_one_byte_table_are_the_bytes_of_a_game_each(counts):
+    """The PBN writer's boards at once (`PbnExportWriter.write_rows`) against its game-by-game
+    text (`write_game`, which extra tags, here none, take): every scenario's frame, the
+    boards interleaved, the empty line between games, past a chunk of games."""
+    outcomes = _outcomes(counts)
+    fast = _pbn(outcomes)
+    assert fast == _pbn(outcomes, extra_tags=lambda board: ())
+    assert fast.count(b'[Deal "') == sum(counts)
+
+
+def test_pbn_streamed_rows_and_the_outcome_s_own_deals_write_the_same_boards_as_strings():
+    p = Probability.of(Fraction(1, 3))
+    owners = [[_random_owner(5, 1), _random_owner(2, 2)], [_random_owner(4, 3)]]
+    own = [tuple(_random_deals(2, 4)), ()]
+    streamed_then_own = [ScenarioDeals(i + 1, f"s{i}", own[i], p) for i in range(2)]
+    strings = [ScenarioDeals(i + 1, f"s{i}", tuple(d for o in owners[i] for d in format_many(o)) + own[i], p) for i in range(2)]
+    assert _pbn(streamed_then_own, owners) == _pbn(strings) == _pbn(streamed_then_own, owners, extra_tags=lambda b: ())
+
+
+def test_pbn_deals_no_byte_row_holds_take_the_game_by_game_path():
+    odd = _outcomes([3])[0]
+    short = ScenarioDeals(1, "odd", (odd.deals[0], odd.deals[1][:-1] + " ", odd.deals[2]), odd.probability)
+    assert _pbn([short]) == _pbn([short], extra_tags=lambda board: ())
+    writer = PbnExportWriter(io.StringIO())
+    rows = np.frombuffer(odd.deals[0].replace("A", '"', 1).encode(), dtype=np.uint8).reshape(1, -1)
+    frames = [writer.frame("e", None, ())]
+    assert writer.write_rows(frames, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), rows) is False
+    assert writer._out.getvalue() == ""  # nothing written: the caller writes those games one by one

@@ -13,21 +13,49 @@ if TYPE_CHECKING:
 
 class HeldDeals:
     """`begin`, `deals` and `scenario` of the `DealsWriter` protocol; `outcomes` is the whole
-    document by `end`, each outcome with its streamed deals and those it held."""
+    document by `end`, each outcome with its streamed deals and those it held.
 
-    def __init__(self) -> None:
+    With `rows`, streamed deals are held as PBN byte rows (`deals.pbn.format_rows`), which a
+    writer's lines are made of in bulk (`deals.byte_rows`): no Python string per deal
+    (100,000 of them cost more than writing them). Then `rows[i]` holds the streamed deals
+    of `outcomes[i]`, and the outcome only those it held itself, which come after them;
+    without, `rows` stays empty (see `rows_of`)."""
+
+    def __init__(self, rows: bool = False) -> None:
         self._held: dict[int, list[str]] = {}
+        self._as_rows = rows
+        self._rows: dict[int, list[np.ndarray]] = {}
         self.outcomes: list[ScenarioDeals] = []
+        self.rows: list[np.ndarray] = []
 
     def begin(self) -> None:
         pass
 
     def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        from ..pbn import format_many  # numpy: only once deals are streamed
+        # numpy's formatting: only once deals are streamed
+        if self._as_rows:
+            from ..pbn import format_rows
 
-        self._held.setdefault(index, []).extend(format_many(batch))
+            self._rows.setdefault(index, []).append(format_rows(batch))
+        else:
+            from ..pbn import format_many
+
+            self._held.setdefault(index, []).extend(format_many(batch))
 
     def scenario(self, outcome: ScenarioDeals) -> None:
+        if self._as_rows:
+            import numpy as np
+
+            from ..pbn import PBN_DEAL_LENGTH
+
+            rows = self._rows.pop(outcome.index, [])
+            self.rows.append(np.concatenate(rows) if rows else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8))
+            self.outcomes.append(outcome)
+            return
         deals = tuple(self._held.pop(outcome.index, ())) + outcome.deals
         o = outcome
         self.outcomes.append(ScenarioDeals(o.index, o.label, deals, o.probability, o.unsatisfiable, o.too_rare))
+
+    def rows_of(self) -> list[np.ndarray | None]:
+        """Per outcome, its streamed deals as rows (with `rows`), else None (all in the outcome)."""
+        return list(self.rows) if self._as_rows else [None] * len(self.outcomes)
