@@ -1,6 +1,6 @@
 """The deal writers' fast paths write the bytes of the plain ones: the JSON of many deals
 built as one byte table (`deals.formats.json.deal_lines`) against its per-deal f-strings, and
-PBN's boards as one byte table against its game-by-game text."""
+PBN's and LIN's boards as one byte table against their board-by-board text."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from deals.boards import BoardDeal, board
 from deals.formats import write_all
 from deals.formats.json import Writer, deal_lines
+from deals.formats.lin import Writer as LinWriter
+from deals.formats.lin import lin_line, lin_lines
 from deals.formats.pbn import Writer as PbnWriter
-from deals.outcome import ScenarioDeals
-from deals.pbn import PbnExportWriter, format_many
+from deals.outcome import ScenarioDeals, outcome_boards
+from deals.pbn import PbnExportWriter, format_many, pbn_rows
 from deals.probability import Probability
 
 
@@ -138,3 +141,23 @@ def test_pbn_deals_no_byte_row_holds_take_the_game_by_game_path():
     frames = [writer.frame("e", None, ())]
     assert writer.write_rows(frames, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), rows) is False
     assert writer._out.getvalue() == ""  # nothing written: the caller writes those games one by one
+
+
+def test_lin_lines_as_one_byte_table_are_lin_line_of_each_board():
+    # Every dealer and vulnerability of the cycle, numbers of every width, and voids: each
+    # hand one whole suit (three dots in a row), which the suit letters must still follow.
+    whole_suits = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
+    pbns = [whole_suits, *_random_deals(60, 5)]
+    numbers = np.array([*range(1, 33), 99, 100, 101, 999, 1000, 9999, 10_000, 100_000, *range(200, 221)], dtype=np.int64)
+    rows = pbn_rows(pbns)
+    expected = "".join(lin_line(BoardDeal(board(int(n)), 1, "", 0, pbn)) + "\n" for n, pbn in zip(numbers, pbns))
+    assert lin_lines(numbers, rows).decode("ascii") == expected
+    assert _lin(_outcomes([5, 0, 3])) == "".join(
+        lin_line(b) + "\n" for b in outcome_boards(_outcomes([5, 0, 3]))
+    )
+
+
+def _lin(outcomes: list[ScenarioDeals]) -> str:
+    out = io.BytesIO()
+    write_all(LinWriter(out), outcomes)
+    return out.getvalue().decode("ascii")

@@ -59,3 +59,33 @@ class HeldDeals:
     def rows_of(self) -> list[np.ndarray | None]:
         """Per outcome, its streamed deals as rows (with `rows`), else None (all in the outcome)."""
         return list(self.rows) if self._as_rows else [None] * len(self.outcomes)
+
+    def boards_as_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Every deal as a board, in board order (`deals.boards.board_numbers`: scenarios in
+        turn): each one's outcome (index into `outcomes`), board number and PBN row; None
+        when a deal an outcome holds is not one a row holds (`deals.pbn.pbn_rows`)."""
+        import numpy as np
+
+        from ..boards import board_numbers
+        from ..pbn import PBN_DEAL_LENGTH, pbn_rows
+
+        rows = []
+        for o, streamed in zip(self.outcomes, self.rows_of()):
+            own = pbn_rows(o.deals) if o.deals else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
+            if own is None:
+                return None
+            rows.append(own if streamed is None else np.concatenate([streamed, own]))
+        counts = [len(r) for r in rows]
+        numbers = np.array([n for numbers in board_numbers(counts) for n in numbers], dtype=np.int64)
+        order = np.argsort(numbers, kind="stable")
+        everything = np.concatenate(rows) if rows else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
+        return np.repeat(np.arange(len(rows)), counts)[order], numbers[order], everything[order]
+
+    def with_strings(self) -> list[ScenarioDeals]:
+        """The outcomes, each with its streamed deals as strings before its own."""
+        from ..pbn import row_strings
+
+        return [
+            o if streamed is None else ScenarioDeals(o.index, o.label, tuple(row_strings(streamed)) + o.deals, o.probability, o.unsatisfiable, o.too_rare)
+            for o, streamed in zip(self.outcomes, self.rows_of())
+        ]

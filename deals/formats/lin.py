@@ -14,9 +14,11 @@ from __future__ import annotations
 from typing import BinaryIO
 from urllib.parse import quote
 
+import numpy as np
+
 from dsl.deck import SEAT_LETTERS, SUIT_LETTERS
 
-from ..boards import BoardDeal
+from ..boards import VULNERABILITY_CYCLE, BoardDeal
 from ..outcome import outcome_boards
 from .held import HeldDeals
 
@@ -43,11 +45,49 @@ def handviewer_url(b: BoardDeal) -> str:
     return HANDVIEWER + quote(lin_line(b), safe="")
 
 
+def lin_lines(numbers: np.ndarray, rows: np.ndarray) -> bytes:
+    """The LIN lines (each ending in a line feed) of boards `numbers` (int64) whose deals, the
+    opener North, are `rows` (`(k, 69)` uint8 PBN rows, `deals.pbn.format_rows`): byte for
+    byte `lin_line` of each, as one byte table (`deals.byte_rows`; 100,000 boards)."""
+    from ..byte_rows import constant, decimal, joined
+
+    k = len(rows)
+    # A PBN hand is 16 characters (13 cards, 3 dots) at 2 + 17 * place; its LIN form is the
+    # same characters after "S", the dots turned into the next suits' letters.
+    hands = rows[:, _HAND_COLUMNS]  # (k, 4, 16)
+    dots = hands == ord(".")
+    hands[dots] = _SUIT_BYTES[1:][(np.cumsum(dots, axis=2) - 1)[dots]]
+    dealer = (numbers - 1) % 4
+    # LIN's hands from South clockwise: the PBN hand at place (seat - dealer) % 4 for each.
+    listed = np.take_along_axis(hands, _LIN_PLACES[dealer][:, :, None], axis=1)
+    fields = [constant("pn|,,,|st||md|"), _DEALER_DIGIT.take(dealer, axis=0)]
+    for i in range(4):
+        fields += [constant(("," if i else "") + SUIT_LETTERS[0]), listed[:, i]]
+    fields += [constant("|rh||ah|Board "), decimal(numbers), constant("|sv|")]
+    fields += [_VULNERABLE_BYTE.take((numbers - 1) % len(VULNERABILITY_CYCLE), axis=0), constant("|pg||\n")]
+    return joined(fields, k)
+
+
 class Writer(HeldDeals):
     def __init__(self, out: BinaryIO, **context: str):
         # `context` (title, tool, seed): LIN has no place that readers would ignore for them.
-        super().__init__()
+        super().__init__(rows=True)
         self._out = out
 
     def end(self) -> None:
-        self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self.outcomes)).encode("ascii"))
+        boards = self.boards_as_rows()
+        if boards is None:
+            self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self.with_strings())).encode("ascii"))
+            return
+        _, numbers, rows = boards
+        for start in range(0, len(rows), _CHUNK):
+            self._out.write(lin_lines(numbers[start : start + _CHUNK], rows[start : start + _CHUNK]))
+
+
+#: Boards written at a time.
+_CHUNK = 10_000
+_HAND_COLUMNS = 2 + 17 * np.arange(4)[:, None] + np.arange(16)[None, :]
+_SUIT_BYTES = np.frombuffer(SUIT_LETTERS.encode("ascii"), dtype=np.uint8)
+_LIN_PLACES = np.array([[(seat - dealer) % 4 for seat in _LIN_ORDER] for dealer in range(4)])
+_DEALER_DIGIT = np.array([[ord(_SEAT_DIGIT[dealer])] for dealer in range(4)], dtype=np.uint8)
+_VULNERABLE_BYTE = np.array([[ord(_VULNERABLE[v])] for v in VULNERABILITY_CYCLE], dtype=np.uint8)

@@ -13,8 +13,8 @@ import io
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
-from ..boards import BoardDeal, board_numbers
-from ..outcome import ScenarioDeals, outcome_boards
+from ..boards import BoardDeal
+from ..outcome import outcome_boards
 from ..pbn import PbnExportWriter, PbnGame, PbnTag
 from . import Context, said
 from .held import HeldDeals
@@ -69,7 +69,7 @@ class Writer(HeldDeals):
             self._text.flush()
             self._text.detach()
             return
-        for b in outcome_boards(self._with_strings()):
+        for b in outcome_boards(self.with_strings()):
             name, note, tags = said_of[b.scenario, b.label]
             if self._extra_tags is not None:
                 tags += tuple(self._extra_tags(b))
@@ -80,36 +80,17 @@ class Writer(HeldDeals):
     def _write_rows(self, pbn: PbnExportWriter, said_of: dict[tuple[int, str], tuple[str, str, tuple[PbnTag, ...]]]) -> bool:
         """Every board at once as byte rows (`PbnExportWriter.write_rows`), boards in order;
         False, nothing written, when a deal is not one such a row holds."""
-        import numpy as np
-
-        from ..pbn import PBN_DEAL_LENGTH, pbn_rows
-
-        rows = []
-        for o, streamed in zip(self.outcomes, self.rows_of()):
-            own = pbn_rows(o.deals) if o.deals else streamed[:0]
-            if own is None:
-                return False
-            rows.append(np.concatenate([streamed, own]))
-        numbers = np.array([n for numbers in board_numbers([len(r) for r in rows]) for n in numbers], dtype=np.int64)
-        scenario_of = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
-        order = np.argsort(numbers, kind="stable")  # the boards in order: scenarios in turn
+        boards = self.boards_as_rows()
+        if boards is None:
+            return False
+        scenario_of, numbers, rows = boards
         frames = [pbn.frame(*said_of[o.index, o.label]) for o in self.outcomes]
-        everything = np.concatenate(rows) if rows else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
-        for start in range(0, len(order), _CHUNK):
-            games = order[start : start + _CHUNK]
-            if not pbn.write_rows(frames, scenario_of[games], numbers[games], everything[games]):
+        for start in range(0, len(rows), _CHUNK):
+            games = slice(start, start + _CHUNK)
+            if not pbn.write_rows(frames, scenario_of[games], numbers[games], rows[games]):
                 assert start == 0, "rows of deals formatted alike are all plain or none"
                 return False
         return True
-
-    def _with_strings(self) -> list[ScenarioDeals]:
-        """The outcomes with their streamed deals as strings, before their own."""
-        from ..pbn import row_strings
-
-        return [
-            o if streamed is None else ScenarioDeals(o.index, o.label, tuple(row_strings(streamed)) + o.deals, o.probability, o.unsatisfiable, o.too_rare)
-            for o, streamed in zip(self.outcomes, self.rows_of())
-        ]
 
 
 #: Games written at a time (a table of about 300 bytes a game).
