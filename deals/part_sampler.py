@@ -41,7 +41,7 @@ import numpy as np
 
 from .counting import PairModel
 from .exact import exact_sum
-from .rng import Rng, SearchGuide, sort_short_rows
+from .rng import Rng, SearchGuide
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
@@ -310,25 +310,43 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     if "fit_rows" not in c:
         c["fit_rows"] = row_search_table(model.fit_lb_cum)
     pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
-    lb = np.take(length_vectors(), pick, axis=0).reshape(-1)  # (row, suit) flat
     seat_b = model.seats[1]
     # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
-    # `Rng.permutation_runs`), as (row, suit, card): one copy of the draw's (card, suit, row).
-    perms = rng.permutation_runs(4, n, 13, np.int8)
-    priority = np.ascontiguousarray(perms.reshape(4, n, 13).transpose(1, 0, 2))
-    # Cards a holds come after every free one: their priority (0-12) gets 0x70 (112-124).
-    # Arithmetic on the sign bit (owner -1: free) rather than a masked copy or np.where, whose
-    # branch per card on a random mask costs ten times as much.
-    priority |= ~(owner.reshape(n, 4, 13) >> 7) & np.int8(0x70)
-    # b takes the lb lowest priorities: those below the (lb+1)-th lowest of its (row, suit),
-    # which is a held card's when lb is every free card (one sort by the sorting network, not
-    # a rank by two argsorts; 100 is the bound for lb = 13, above every priority).
-    ordered = sort_short_rows(priority.reshape(n * 4, 13)).T.reshape(-1)  # (13, 4n): rank-major
-    bound = ordered[np.minimum(lb, 12) * (4 * n) + np.arange(4 * n)]
-    bound[lb == 13] = 100
-    # The cards b takes are free (-1), so adding seat_b + 1 where taken gives seat_b.
-    taken = priority < bound.reshape(n, 4, 1)
-    owner += taken.reshape(n, 52).view(np.int8) * np.int8(seat_b + 1)
+    # `Rng.permutation_runs`): card j's priority (0-12) at [j, suit * n + row], the draw's own
+    # layout, in 16 bits for the shifts below.
+    priority = np.ascontiguousarray(rng.permutation_runs(4, n, 13, np.uint16).T)
+    # The free cards (-1) as 0/1 in that layout: the sign bit of a transposed copy.
+    free = np.ascontiguousarray(owner.reshape(n, 4, 13).transpose(2, 1, 0)).reshape(13, 4 * n)
+    free = (free.view(np.uint8) >> 7).view(np.uint8)
+    # b takes the lb free cards of lowest priority: those below the (lb+1)-th lowest free
+    # priority (13 when lb is every free card), read from the set of free priorities as a
+    # 13-bit mask (`_nth_lowest_bit`). The old way sorted the priorities again (held ones
+    # put last): a 48-comparator network; the mask is 13 shifts and ors, the same bound.
+    mask = np.zeros(4 * n, dtype=np.uint16)
+    bit = np.empty(4 * n, dtype=np.uint16)
+    for j in range(13):
+        np.left_shift(free[j], priority[j], out=bit)
+        mask |= bit
+    lb_t = np.take(length_vectors().T, pick, axis=1).reshape(-1)  # (suit, row) flat, as mask
+    bound = _nth_lowest_bit().take(mask.astype(np.intp) * 14 + lb_t)
+    # The cards b takes are free, so adding seat_b + 1 where taken gives seat_b.
+    taken = (priority < bound.astype(np.uint16)) & free.view(bool)
+    owner += taken.view(np.int8).reshape(13, 4, n).transpose(2, 1, 0).reshape(n, 52) * np.int8(seat_b + 1)
+
+
+@functools.cache
+def _nth_lowest_bit() -> np.ndarray:
+    """`[mask * 14 + k]` (int8): the (k+1)-th lowest set bit of a 13-bit mask, k = 0..13; 13
+    when the mask has k bits or fewer (b takes them all). 8192 x 14 bytes."""
+    masks = np.arange(1 << 13)
+    bits = (masks[:, None] >> np.arange(13)[None, :]) & 1  # (8192, 13)
+    seen = np.cumsum(bits, axis=1)  # set bits at or below each bit
+    table = np.full((1 << 13, 14), 13, dtype=np.int8)
+    for k in range(13):
+        hit = (bits == 1) & (seen == k + 1)  # the (k+1)-th set bit
+        rows, cols = np.nonzero(hit)
+        table[rows, k] = cols
+    return table.reshape(-1)
 
 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):

@@ -216,7 +216,7 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     empty = [s for s in range(4) if not (owner[0] == s).any()]
     free = owner == -1
     m = 13 * len(empty)
-    if free.sum() != n * m:
+    if np.count_nonzero(free) != n * m:  # not a sum: that widens every card to int64 first
         raise AssertionError("cards left over do not match the empty seats")
     if len(empty) == 1:
         owner[free] = empty[0]
