@@ -452,13 +452,13 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     lo_a, hi_a = c["hcp_a"]
     if n >= COLUMNS_FROM:
         rt = _rest_columns(model, c, t)
-        u = _count_passed(rt["u"], idx, rng.below(model.weights[idx]))
+        u = _count_passed(rt["u"], idx, rng.below(model.weights[idx]), rt["u_always"])
         key = (la[:, 0] * 14 + la[:, 1]) * 21 + u
-        h0 = _count_passed(rt["split01"], key, rng.below(rt["split01_total"].take(key)))
+        h0 = _count_passed(rt["split01"], key, rng.below(rt["split01_total"].take(key)), rt["split01_always"])
         key = i34 * 21 + u
-        xs = _count_passed(rt["x"], key, rng.below(rt["x_total"].take(key)))
+        xs = _count_passed(rt["x"], key, rng.below(rt["x_total"].take(key)), rt["x_always"])
         key = (la[:, 2] * 14 + la[:, 3]) * 21 + xs
-        h2 = _count_passed(rt["split23"], key, rng.below(rt["split23_total"].take(key)))
+        h2 = _count_passed(rt["split23"], key, rng.below(rt["split23_total"].take(key)), rt["split23_always"])
     else:
         _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
         inv = inv.ravel()
@@ -474,17 +474,30 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     return ha, 10 - ha
 
 
-def _count_passed(cum_t: np.ndarray, key: np.ndarray, target: np.ndarray) -> np.ndarray:
+def _count_passed(cum_t: np.ndarray, key: np.ndarray, target: np.ndarray, always: int = 0) -> np.ndarray:
     """For each row, the number of running sums of its table row `key` at or below `target`
     (below the row's total), which is the smallest k whose running sum passes it: `cum_t`
-    holds the running sums column by column, `(k, rows)` less the last (the total, never at
-    or below a draw below it). A gather from a small table a column, where `search_rows` is
-    a binary search whose branches mispredict (9,300 draws in 4,116 rows of 11: 0.09 ms
-    against 0.88)."""
-    pick = np.zeros(len(key), dtype=np.int64)
+    holds the running sums column by column, `(k, rows)`, less those that decide nothing
+    (`_trimmed`): `always` columns at or below every draw, and those that no draw reaches.
+    A gather from a small table a column, where `search_rows` is a binary search whose
+    branches mispredict (9,300 draws in 4,116 rows of 11: 0.09 ms against 0.88)."""
+    pick = np.full(len(key), always, dtype=np.int64)
     for column in cum_t:
         pick += column.take(key) <= target
     return pick
+
+
+def _trimmed(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """`(rows, k)` running sums -> `_count_passed`'s columns, the rows' totals and `always`.
+    Among the rows that can be drawn (total > 0), a column of zeros is at or below every
+    draw (counted once in `always`) and a column equal to the totals is above every draw
+    (the total itself, and what follows the last positive weight): neither is read. Benchmark
+    E's steps 2 and 4 read 11 of their 20 columns (its HCP ranges end at 10)."""
+    total = np.ascontiguousarray(cum[:, -1])
+    body, live = cum[:, :-1], total > 0
+    zero = (body[live] == 0).all(axis=0)
+    full = (body[live] == total[live, None]).all(axis=0) & ~zero
+    return np.ascontiguousarray(body[:, ~(zero | full)].T), total, int(zero.sum())
 
 
 def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
@@ -494,7 +507,8 @@ def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
     total u + x is in a's range), and the splits of steps 3 and 5 per (first suit's length,
     second suit's length, HCP of the two) (`split01`, `split23`: the 11 products of
     `_split_rest`). Each as `(columns - 1, rows)` running sums and the rows' totals, kept on
-    the model's draw cache (at most 1.5 MB); the steps then cost a gather a column rather than products of gathers from
+    the model's draw cache (at most 1.5 MB), less the columns that decide nothing
+    (`_trimmed`); the steps then cost a gather a column rather than products of gathers from
     the padded tables (benchmark E's 100,000 deals: 65 -> 30 ms)."""
     if "rest_u" in c:
         return {name[5:]: c[name] for name in _REST_COLUMNS}
@@ -515,14 +529,12 @@ def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
         second = flat[at[:, :, None] - _H11[None, None, :] * (_PAD - 1)]  # (14, 21, 11)
         tables[name] = (first[:, None, None, :] * second[None, :, :, :]).reshape(-1, 11)
     for name, w in tables.items():
-        cum = np.cumsum(w, axis=1)
-        c["rest_" + name] = np.ascontiguousarray(cum[:, :-1].T)
-        c["rest_" + name + "_total"] = np.ascontiguousarray(cum[:, -1])
+        c["rest_" + name], c["rest_" + name + "_total"], c["rest_" + name + "_always"] = _trimmed(np.cumsum(w, axis=1))
     return {name[5:]: c[name] for name in _REST_COLUMNS}
 
 
 # on the model's draw cache, where its `nbytes` counts them
-_REST_COLUMNS = tuple(f"rest_{t}{end}" for t in ("u", "x", "split01", "split23") for end in ("", "_total"))
+_REST_COLUMNS = tuple(f"rest_{t}{end}" for t in ("u", "x", "split01", "split23") for end in ("", "_total", "_always"))
 
 
 def _last_weighed(first: np.ndarray, second: np.ndarray) -> int:
