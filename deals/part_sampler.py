@@ -337,16 +337,15 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
 @functools.cache
 def _nth_lowest_bit() -> np.ndarray:
     """`[mask * 14 + k]` (int8): the (k+1)-th lowest set bit of a 13-bit mask, k = 0..13; 13
-    when the mask has k bits or fewer (b takes them all). 8192 x 14 bytes."""
-    masks = np.arange(1 << 13)
-    bits = (masks[:, None] >> np.arange(13)[None, :]) & 1  # (8192, 13)
-    seen = np.cumsum(bits, axis=1)  # set bits at or below each bit
-    table = np.full((1 << 13, 14), 13, dtype=np.int8)
-    for k in range(13):
-        hit = (bits == 1) & (seen == k + 1)  # the (k+1)-th set bit
-        rows, cols = np.nonzero(hit)
-        table[rows, k] = cols
-    return table.reshape(-1)
+    when the mask has k bits or fewer (b takes them all). 8192 x 14 bytes, built in 0.7 ms:
+    the (k+1)-th set bit is the number of bits with at most k set bits at or below them."""
+    masks = np.arange(1 << 13, dtype=np.int16)
+    bits = ((masks[:, None] >> np.arange(13, dtype=np.int16)) & 1).astype(np.int8)
+    seen = np.ascontiguousarray(np.cumsum(bits, axis=1, dtype=np.int8).T)  # (bit, mask)
+    table = np.empty((14, 1 << 13), dtype=np.int8)
+    for k in range(14):
+        np.sum(seen <= k, axis=0, dtype=np.int8, out=table[k])
+    return np.ascontiguousarray(table.T).reshape(-1)
 
 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
@@ -447,18 +446,18 @@ _REST_FIRST = (_H11 + 10) * _PAD + (20 - _H11)  # the first suit's table at HCP 
 def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
     """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest).
     A long draw reads each step's running weights from tables of the model's own
-    (`_rest_columns`): the same picks as the rows' cumulative sums and searches."""
+    (`_rest_columns`, `_rest_pick`): the same picks as the rows' cumulative sums and searches."""
     n = len(idx)
     lo_a, hi_a = c["hcp_a"]
     if n >= COLUMNS_FROM:
         rt = _rest_columns(model, c, t)
-        u = _count_passed(rt["u"], idx, rng.below(model.weights[idx]), rt["u_always"])
+        u = _rest_pick(rt, "u", idx, rng.below(model.weights[idx]))
         key = (la[:, 0] * 14 + la[:, 1]) * 21 + u
-        h0 = _count_passed(rt["split01"], key, rng.below(rt["split01_total"].take(key)), rt["split01_always"])
+        h0 = _rest_pick(rt, "split01", key, rng.below(rt["split01_total"].take(key)))
         key = i34 * 21 + u
-        xs = _count_passed(rt["x"], key, rng.below(rt["x_total"].take(key)), rt["x_always"])
+        xs = _rest_pick(rt, "x", key, rng.below(rt["x_total"].take(key)))
         key = (la[:, 2] * 14 + la[:, 3]) * 21 + xs
-        h2 = _count_passed(rt["split23"], key, rng.below(rt["split23_total"].take(key)), rt["split23_always"])
+        h2 = _rest_pick(rt, "split23", key, rng.below(rt["split23_total"].take(key)))
     else:
         _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
         inv = inv.ravel()
@@ -474,30 +473,49 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     return ha, 10 - ha
 
 
-def _count_passed(cum_t: np.ndarray, key: np.ndarray, target: np.ndarray, always: int = 0) -> np.ndarray:
+def _rest_pick(rt: dict, name: str, key: np.ndarray, target: np.ndarray) -> np.ndarray:
+    return _count_passed(rt[name], rt[name + "_width"], key, target, rt[name + "_always"])
+
+
+def _count_passed(table: np.ndarray, width: int, key: np.ndarray, target: np.ndarray, always: int) -> np.ndarray:
     """For each row, the number of running sums of its table row `key` at or below `target`
-    (below the row's total), which is the smallest k whose running sum passes it: `cum_t`
-    holds the running sums column by column, `(k, rows)`, less those that decide nothing
-    (`_trimmed`): `always` columns at or below every draw, and those that no draw reaches.
-    A gather from a small table a column, where `search_rows` is a binary search whose
-    branches mispredict (9,300 draws in 4,116 rows of 11: 0.09 ms against 0.88)."""
-    pick = np.full(len(key), always, dtype=np.int64)
-    for column in cum_t:
-        pick += column.take(key) <= target
-    return pick
+    (below the row's total), which is the smallest k whose running sum passes it. `table`:
+    `_trimmed`'s columns, `(width, rows)` flat, `width` a power of two (padded by sums above
+    every draw); `always`: the columns left out as at or below every draw. Non-decreasing along a
+    row, so the count is found by halving (2**j columns at a time: a gather a step, 4 for 11
+    columns), where `search_rows` is a binary search over whole rows whose branches
+    mispredict (9,300 draws in 4,116 rows of 11: 0.07 ms against 0.88) and a gather a column
+    (0.10 ms) reads every column."""
+    rows = len(table) // width
+    found = np.zeros(len(key), dtype=np.int64)  # columns known at or below the draw
+    at = np.empty(len(key), dtype=np.int64)
+    step = width // 2
+    while step:
+        np.multiply(found + (step - 1), rows, out=at)
+        at += key
+        found += (table.take(at) <= target) * step
+        step //= 2
+    found += always
+    return found
 
 
-def _trimmed(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """`(rows, k)` running sums -> `_count_passed`'s columns, the rows' totals and `always`.
+def _trimmed(cum: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, int]:
+    """`(rows, k)` running sums -> `_count_passed`'s table and width, the rows' totals and
+    `always`.
     Among the rows that can be drawn (total > 0), a column of zeros is at or below every
     draw (counted once in `always`) and a column equal to the totals is above every draw
-    (the total itself, and what follows the last positive weight): neither is read. Benchmark
-    E's steps 2 and 4 read 11 of their 20 columns (its HCP ranges end at 10)."""
+    (the total itself, and what follows the last positive weight): neither is kept. Benchmark
+    E's steps 2 and 4 keep 10 of their 20 columns (its HCP ranges end at 10). The columns
+    left are padded to a power of two with int64's largest value (never at or below a draw)."""
     total = np.ascontiguousarray(cum[:, -1])
     body, live = cum[:, :-1], total > 0
     zero = (body[live] == 0).all(axis=0)
     full = (body[live] == total[live, None]).all(axis=0) & ~zero
-    return np.ascontiguousarray(body[:, ~(zero | full)].T), total, int(zero.sum())
+    kept = body[:, ~(zero | full)]
+    width = 1 << kept.shape[1].bit_length()  # more than the kept columns: counts 0..kept
+    padded = np.full((width, len(cum)), np.iinfo(np.int64).max, dtype=np.int64)
+    padded[: kept.shape[1]] = kept.T
+    return padded.reshape(-1), width, total, int(zero.sum())
 
 
 def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
@@ -506,10 +524,11 @@ def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
     length pair (`u`, pairs of the model), step 4's x per (half 3+4, u) (`x`: P34 where the
     total u + x is in a's range), and the splits of steps 3 and 5 per (first suit's length,
     second suit's length, HCP of the two) (`split01`, `split23`: the 11 products of
-    `_split_rest`). Each as `(columns - 1, rows)` running sums and the rows' totals, kept on
-    the model's draw cache (at most 1.5 MB), less the columns that decide nothing
-    (`_trimmed`); the steps then cost a gather a column rather than products of gathers from
-    the padded tables (benchmark E's 100,000 deals: 65 -> 30 ms)."""
+    `_split_rest`). Each as its running sums less the columns that decide nothing and the
+    rows' totals (`_trimmed`), kept on the model's draw cache (1.4 MB for benchmark E); a
+    step then costs a few gathers (`_count_passed`) rather than products of gathers from
+    the padded tables a column (benchmark E's 100,000 deals: `_hcp_rest` 52-61 -> 38-40 ms
+    with a gather a column, before the halving)."""
     if "rest_u" in c:
         return {name[5:]: c[name] for name in _REST_COLUMNS}
     lo_a, hi_a = c["hcp_a"]
@@ -529,12 +548,14 @@ def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
         second = flat[at[:, :, None] - _H11[None, None, :] * (_PAD - 1)]  # (14, 21, 11)
         tables[name] = (first[:, None, None, :] * second[None, :, :, :]).reshape(-1, 11)
     for name, w in tables.items():
-        c["rest_" + name], c["rest_" + name + "_total"], c["rest_" + name + "_always"] = _trimmed(np.cumsum(w, axis=1))
+        c["rest_" + name], c["rest_" + name + "_width"], c["rest_" + name + "_total"], c["rest_" + name + "_always"] = (
+            _trimmed(np.cumsum(w, axis=1))
+        )
     return {name[5:]: c[name] for name in _REST_COLUMNS}
 
 
 # on the model's draw cache, where its `nbytes` counts them
-_REST_COLUMNS = tuple(f"rest_{t}{end}" for t in ("u", "x", "split01", "split23") for end in ("", "_total", "_always"))
+_REST_COLUMNS = tuple(f"rest_{t}{end}" for t in ("u", "x", "split01", "split23") for end in ("", "_width", "_total", "_always"))
 
 
 def _last_weighed(first: np.ndarray, second: np.ndarray) -> int:

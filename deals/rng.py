@@ -35,6 +35,8 @@ class Rng:
         b = np.asarray(bounds, dtype=np.int64)
         shape = b.shape
         flat = b.ravel().view(np.uint64) if b.flags.c_contiguous else b.ravel().astype(np.uint64)
+        if flat.size >= _UNIFORM_FROM and flat[0] == flat[-1] and (flat == flat[0]).all():
+            return self._below_one(int(b.flat[0]), flat.size).reshape(shape)
         if flat.size and int(b.min()) < 1:
             raise ValueError("below() needs bounds >= 1")
         x = self._bg.random_raw(flat.size)
@@ -48,6 +50,26 @@ class Rng:
                 x[todo] = self._bg.random_raw(todo.size)
                 todo = todo[x[todo] < (np.uint64(0) - flat[todo]) % flat[todo]]
         return (x % flat).view(np.int64).reshape(shape)
+
+    def _below_one(self, bound: int, n: int) -> np.ndarray:
+        """`below` of `n` bounds all equal to `bound` (a step's single total, `np.full`): the
+        same values, the remainder by a division by one number (numpy divides by a scalar
+        with a multiplication, where `%` divides each value: 16,384 values 12 us against 36)."""
+        if bound < 1:
+            raise ValueError("below() needs bounds >= 1")
+        b = np.uint64(bound)
+        x = self._bg.random_raw(n)
+        threshold = np.uint64(((1 << 64) - bound) % bound)
+        suspect = np.flatnonzero(x < b)
+        if suspect.size:
+            todo = suspect[x[suspect] < threshold]
+            while todo.size:
+                x[todo] = self._bg.random_raw(todo.size)
+                todo = todo[x[todo] < threshold]
+        quotient = np.floor_divide(x, b)
+        quotient *= b
+        np.subtract(x, quotient, out=x)
+        return x.view(np.int64)
 
     def choose_rows(self, weights: np.ndarray) -> np.ndarray:
         """For each row of non-negative int64 weights (row sums < 2**63, > 0), an index drawn
@@ -281,6 +303,8 @@ def top_bits(keys: np.ndarray, udt) -> np.ndarray:
     return keys.view(udt)[:, step - 1 :: step] if _LITTLE else keys.view(udt)[:, ::step]
 
 
+#: `Rng.below` of at least this many equal bounds divides by the one bound (`_below_one`).
+_UNIFORM_FROM = 256
 #: Rows of up to this many keys go through the sorting network (48 comparators for 13 keys).
 _NETWORK_UP_TO = 16
 #: Rows of up to this many values get their order statistics from the selection network
