@@ -103,7 +103,7 @@ def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dic
     returned per-row half indices (i12, i34). Either every half's tables, built once and kept
     (`n >= FULL_TABLES_FROM`, or already built), or only the halves these rows use, built
     for this draw. The values are the same either way; only their indexing differs."""
-    g12, g34 = model.idx12[idx], model.idx34[idx]
+    g12, g34 = model.idx12.take(idx), model.idx34.take(idx)
     if "full" not in c and n >= FULL_TABLES_FROM:
         rows12, rows34 = np.arange(len(model.keys12)), np.arange(len(model.keys34))
         c["full"] = _tables_of(model, rows12, rows34)
@@ -286,7 +286,7 @@ def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
         idx = idx[keep]
     if model.fit_mode:  # weight Z(L) by exact rejection: accept with probability Z(L) / max Z
         zmax = int(model.fit_z.max())
-        idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z[idx]]
+        idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z.take(idx)]
     n = len(idx)
     # Rows of 2-D tables by np.take: numpy's fancy indexing of rows costs ten times as much.
     la, lb = np.take(model.la, idx, axis=0), np.take(model.lb, idx, axis=0)
@@ -309,7 +309,7 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     c = _prepare(model)
     if "fit_rows" not in c:
         c["fit_rows"] = row_search_table(model.fit_lb_cum)
-    pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
+    pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z.take(idx)), c["fit_rows"])
     seat_b = model.seats[1]
     # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
     # `Rng.permutation_runs`): card j's priority (0-12) at [j, suit * n + row], the draw's own
@@ -451,7 +451,7 @@ def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, l
     lo_a, hi_a = c["hcp_a"]
     if n >= COLUMNS_FROM:
         rt = _rest_columns(model, c, t)
-        u = _rest_pick(rt, "u", idx, rng.below(model.weights[idx]))
+        u = _rest_pick(rt, "u", idx, rng.below(model.weights.take(idx)))
         key = (la[:, 0] * 14 + la[:, 1]) * 21 + u
         h0 = _rest_pick(rt, "split01", key, rng.below(rt["split01_total"].take(key)))
         key = i34 * 21 + u
@@ -573,17 +573,18 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     hcp = ha * 11 + hb
     scum = np.take(c["split_cum"].reshape(-1, 2), (fa * 14 + fb) * 121 + hcp, axis=0)
     second = rng.below(scum[:, 1]) >= scum[:, 0]
-    split = c["split_codes"].reshape(-1)[hcp * 2 + second]
-    mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
+    # Lookups in 1-D tables by `take` (two thirds of the time of indexing by an array).
+    split = c["split_codes"].reshape(-1).take(hcp * 2 + second)
+    mask_a, mask_b = c["split_ma"].take(split), c["split_mb"].take(split)
     # 7. spots: a uniform permutation of the nine spots of each suit
-    spots_a = fa - MASK_COUNT[mask_a]
-    spots_b = fb - MASK_COUNT[mask_b]
+    spots_a = fa - MASK_COUNT.take(mask_a)
+    spots_b = fb - MASK_COUNT.take(mask_b)
     perm = rng.permutations(n * 4, 9, np.int8)
     seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
     # One byte a card throughout: (n * 4, 13) rows, a suit's four honours then its nine spots.
     out = np.empty((n * 4, 13), dtype=np.int8)
     # A suit's four honours as one 4-byte word: a row's first four bytes written at once.
-    out[:, :4].view(np.uint32)[:, 0] = _honour_owners(seat_a, seat_b).view(np.uint32).reshape(256)[mask_a * 16 + mask_b]
+    out[:, :4].view(np.uint32)[:, 0] = _honour_owners(seat_a, seat_b).view(np.uint32).reshape(256).take(mask_a * 16 + mask_b)
     # A spot of rank below spots_a is a's, below spots_a + spots_b b's, else nobody's (-1):
     # -1, plus seat_b + 1 below the second bound, plus seat_a - seat_b below the first. Sums
     # of the comparisons' bytes rather than np.where (a branch per card), on the ranks spot
