@@ -116,12 +116,9 @@ def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dic
 
 def _tables_of(model: PairModel, rows12: np.ndarray, rows34: np.ndarray) -> dict:
     p12, p34, r34 = model.draw_tables(rows12, rows34)
-    if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
+    if model.rest:  # only the diagonals weigh anything (see _hcp_rest; a long draw's own tables: _rest_columns)
         diagonals = {"p12d": p12[:, _DIAG], "r34d": r34[:, _DIAG], "p34d": p34[:, _DIAG]}
-        # and each also as (21, halves), for a long draw's columns (a gather from a row)
-        return {name: np.ascontiguousarray(d) for name, d in diagonals.items()} | {
-            name + "T": np.ascontiguousarray(d.T) for name, d in diagonals.items()
-        }
+        return {name: np.ascontiguousarray(d) for name, d in diagonals.items()}
     q34 = np.zeros((len(p34), 21, 22), dtype=np.int64)
     q34[:, :, 1:] = p34.reshape(-1, 21, 21).cumsum(axis=2)
     return {"p12": p12, "r34": r34, "q34": q34.reshape(-1)}
@@ -217,9 +214,9 @@ _TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
 
 
 #: Draws of at least this many rows take their steps column by column (`_split`,
-#: `_hcp_second_half`, rest mode's `_hcp_rest` and `_split_rest`): a few hundred numpy calls
-#: whatever the rows, which cost a small draw (a page's ten deals) more than its rows do. The
-#: same values either way.
+#: `_hcp_second_half`; rest mode's `_hcp_rest` by tables of the model's, `_rest_columns`): a
+#: few hundred numpy calls, or tables to build, whatever the rows, which cost a small draw (a
+#: page's ten deals) more than its rows do. The same values either way.
 COLUMNS_FROM = 2048
 
 
@@ -423,17 +420,8 @@ _H11 = np.arange(11)
 
 def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Rest mode: seat b holds every other card, so hb = 10 - ha in each suit and a total u
-    of two suits splits 11 ways. Returns the first suit's ha. A long draw weighs the 11
-    splits column by column (`_passed`, as `_split_columns`): the same picks as the rows'."""
-    if len(u) >= COLUMNS_FROM:
-        # The second suit's table at HCP (u - h, 10 - u + h) lies h * (_PAD - 1) before h = 0's.
-        at = ybase + (u + 10) * _PAD + (20 - u)
-        w = np.empty((11, len(u)), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
-        total = np.zeros(len(u), dtype=np.int64)
-        for h, first in enumerate(_REST_FIRST.tolist()):
-            np.multiply(flat.take(xbase + first), flat.take(at - h * (_PAD - 1)), out=w[h])
-            total += w[h]
-        return _passed(w, rng.below(total).astype(flat.dtype))
+    of two suits splits 11 ways. Returns the first suit's ha. (A small draw's; a long draw
+    reads the same weights from `_rest_columns`' split tables.)"""
     xi = xbase[:, None] + _REST_FIRST[None, :]
     yh = u[:, None] - _H11[None, :]
     yi = ybase[:, None] + (yh + 10) * _PAD + (20 - yh)
@@ -556,13 +544,6 @@ def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
 
 # on the model's draw cache, where its `nbytes` counts them
 _REST_COLUMNS = tuple(f"rest_{t}{end}" for t in ("u", "x", "split01", "split23") for end in ("", "_width", "_total", "_always"))
-
-
-def _last_weighed(first: np.ndarray, second: np.ndarray) -> int:
-    """The last column k (of 21) where products first[k][i] * second[k][j] can be positive:
-    both tables, laid (21, halves), hold a positive entry there (0 if none)."""
-    both = (first > 0).any(axis=1) & (second > 0).any(axis=1)
-    return int(np.flatnonzero(both)[-1]) if both.any() else 0
 
 
 def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
