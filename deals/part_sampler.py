@@ -310,8 +310,8 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     seat_b = model.seats[1]
     # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
     # `Rng.permutation_runs`): card j's priority (0-12) at [j, suit * n + row], the draw's own
-    # layout, in 16 bits for the shifts below.
-    priority = np.ascontiguousarray(rng.permutation_runs(4, n, 13, np.uint16).T)
+    # layout, a byte each (shifted below into 16 bits).
+    priority = np.ascontiguousarray(rng.permutation_runs(4, n, 13, np.int8).T)
     # The free cards (-1) as 0/1 in that layout: the sign bit of a transposed copy.
     free = np.ascontiguousarray(owner.reshape(n, 4, 13).transpose(2, 1, 0)).reshape(13, 4 * n)
     free = (free.view(np.uint8) >> 7).view(np.uint8)
@@ -319,15 +319,15 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     # priority (13 when lb is every free card), read from the set of free priorities as a
     # 13-bit mask (`_nth_lowest_bit`). The old way sorted the priorities again (held ones
     # put last): a 48-comparator network; the mask is 13 shifts and ors, the same bound.
-    mask = np.zeros(4 * n, dtype=np.uint16)
-    bit = np.empty(4 * n, dtype=np.uint16)
+    mask = np.zeros(4 * n, dtype=np.int16)
+    bit = np.empty(4 * n, dtype=np.int16)
     for j in range(13):
-        np.left_shift(free[j], priority[j], out=bit)
+        np.left_shift(free[j], priority[j], out=bit)  # a 0/1 byte by 0-12: below 2**13
         mask |= bit
     lb_t = np.take(length_vectors().T, pick, axis=1).reshape(-1)  # (suit, row) flat, as mask
     bound = _nth_lowest_bit().take(mask.astype(np.intp) * 14 + lb_t)
     # The cards b takes are free, so adding seat_b + 1 where taken gives seat_b.
-    taken = (priority < bound.astype(np.uint16)) & free.view(bool)
+    taken = (priority < bound) & free.view(bool)
     owner += taken.view(np.int8).reshape(13, 4, n).transpose(2, 1, 0).reshape(n, 52) * np.int8(seat_b + 1)
 
 
