@@ -253,3 +253,17 @@ def test_below_of_equal_bounds_is_the_loop_over_every_bound(bound):
             assert got_rng._bg.state == want_bg.state
     with pytest.raises(ValueError):
         make_rng(1).below(np.zeros(300, dtype=np.int64))
+
+
+@pytest.mark.parametrize("m", [9, 13])
+@pytest.mark.parametrize(("tile", "block_bytes", "rows"), [(2048, 65536, 70_000), (7, 200, 3000)])
+def test_rows_transposed_tile_by_tile_are_those_of_one_draw(m, tile, block_bytes, rows, monkeypatch):
+    # Long draws (blocks of `_KEY_ROWS` keys, several network blocks and tiles, the last ones
+    # short), and tiles and blocks that do not divide each other: the argsort of the keys.
+    from deals import rng as rng_module
+
+    monkeypatch.setattr(rng_module, "_TILE_ROWS", tile)
+    monkeypatch.setattr(rng_module, "_BLOCK_BYTES", block_bytes)
+    got = make_rng(3, m).permutations(rows, m, np.int8)
+    want = _sorted_permutations(np.random.PCG64(np.random.SeedSequence([3, m])), rows, m)
+    assert np.array_equal(got, want)
