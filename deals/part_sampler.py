@@ -41,7 +41,7 @@ import numpy as np
 
 from .counting import PairModel
 from .exact import exact_sum
-from .rng import Rng, SearchGuide, sort_short_rows
+from .rng import Rng, SearchGuide
 from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
@@ -103,7 +103,7 @@ def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dic
     returned per-row half indices (i12, i34). Either every half's tables, built once and kept
     (`n >= FULL_TABLES_FROM`, or already built), or only the halves these rows use, built
     for this draw. The values are the same either way; only their indexing differs."""
-    g12, g34 = model.idx12[idx], model.idx34[idx]
+    g12, g34 = model.idx12.take(idx), model.idx34.take(idx)
     if "full" not in c and n >= FULL_TABLES_FROM:
         rows12, rows34 = np.arange(len(model.keys12)), np.arange(len(model.keys34))
         c["full"] = _tables_of(model, rows12, rows34)
@@ -116,12 +116,9 @@ def _hcp_tables(model: PairModel, c: dict, idx: np.ndarray, n: int) -> tuple[dic
 
 def _tables_of(model: PairModel, rows12: np.ndarray, rows34: np.ndarray) -> dict:
     p12, p34, r34 = model.draw_tables(rows12, rows34)
-    if model.rest:  # only the diagonals weigh anything (see _hcp_rest)
+    if model.rest:  # only the diagonals weigh anything (see _hcp_rest; a long draw's own tables: _rest_columns)
         diagonals = {"p12d": p12[:, _DIAG], "r34d": r34[:, _DIAG], "p34d": p34[:, _DIAG]}
-        # and each also as (21, halves), for a long draw's columns (a gather from a row)
-        return {name: np.ascontiguousarray(d) for name, d in diagonals.items()} | {
-            name + "T": np.ascontiguousarray(d.T) for name, d in diagonals.items()
-        }
+        return {name: np.ascontiguousarray(d) for name, d in diagonals.items()}
     q34 = np.zeros((len(p34), 21, 22), dtype=np.int64)
     q34[:, :, 1:] = p34.reshape(-1, 21, 21).cumsum(axis=2)
     return {"p12": p12, "r34": r34, "q34": q34.reshape(-1)}
@@ -217,9 +214,9 @@ _TRI_STEPS = tuple(zip(_TRI_OFF.tolist(), _TRI_BACK.tolist()))
 
 
 #: Draws of at least this many rows take their steps column by column (`_split`,
-#: `_hcp_second_half`, rest mode's `_hcp_rest` and `_split_rest`): a few hundred numpy calls
-#: whatever the rows, which cost a small draw (a page's ten deals) more than its rows do. The
-#: same values either way.
+#: `_hcp_second_half`; rest mode's `_hcp_rest` by tables of the model's, `_rest_columns`): a
+#: few hundred numpy calls, or tables to build, whatever the rows, which cost a small draw (a
+#: page's ten deals) more than its rows do. The same values either way.
 COLUMNS_FROM = 2048
 
 
@@ -286,7 +283,7 @@ def draw_part(model: PairModel, n: int, rng: Rng) -> np.ndarray:
         idx = idx[keep]
     if model.fit_mode:  # weight Z(L) by exact rejection: accept with probability Z(L) / max Z
         zmax = int(model.fit_z.max())
-        idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z[idx]]
+        idx = idx[rng.below(np.full(len(idx), zmax, dtype=np.int64)) < model.fit_z.take(idx)]
     n = len(idx)
     # Rows of 2-D tables by np.take: numpy's fancy indexing of rows costs ten times as much.
     la, lb = np.take(model.la, idx, axis=0), np.take(model.lb, idx, axis=0)
@@ -309,26 +306,43 @@ def _partner_cards(model: PairModel, rng: Rng, idx: np.ndarray, la: np.ndarray, 
     c = _prepare(model)
     if "fit_rows" not in c:
         c["fit_rows"] = row_search_table(model.fit_lb_cum)
-    pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z[idx]), c["fit_rows"])
-    lb = np.take(length_vectors(), pick, axis=0).reshape(-1)  # (row, suit) flat
+    pick = search_rows(model.fit_lb_cum, idx, rng.below(model.fit_z.take(idx)), c["fit_rows"])
     seat_b = model.seats[1]
     # A uniform order of each suit's 13 cards, suit after suit as drawn (one draw for the four:
-    # `Rng.permutation_runs`), as (row, suit, card): one copy of the draw's (card, suit, row).
-    perms = rng.permutation_runs(4, n, 13, np.int8)
-    priority = np.ascontiguousarray(perms.reshape(4, n, 13).transpose(1, 0, 2))
-    # Cards a holds come after every free one: their priority (0-12) gets 0x70 (112-124).
-    # Arithmetic on the sign bit (owner -1: free) rather than a masked copy or np.where, whose
-    # branch per card on a random mask costs ten times as much.
-    priority |= ~(owner.reshape(n, 4, 13) >> 7) & np.int8(0x70)
-    # b takes the lb lowest priorities: those below the (lb+1)-th lowest of its (row, suit),
-    # which is a held card's when lb is every free card (one sort by the sorting network, not
-    # a rank by two argsorts; 100 is the bound for lb = 13, above every priority).
-    ordered = sort_short_rows(priority.reshape(n * 4, 13)).T.reshape(-1)  # (13, 4n): rank-major
-    bound = ordered[np.minimum(lb, 12) * (4 * n) + np.arange(4 * n)]
-    bound[lb == 13] = 100
-    # The cards b takes are free (-1), so adding seat_b + 1 where taken gives seat_b.
-    taken = priority < bound.reshape(n, 4, 1)
-    owner += taken.reshape(n, 52).view(np.int8) * np.int8(seat_b + 1)
+    # `Rng.permutation_runs`): card j's priority (0-12) at [j, suit * n + row], the draw's own
+    # layout, a byte each (shifted below into 16 bits).
+    priority = np.ascontiguousarray(rng.permutation_runs(4, n, 13, np.int8).T)
+    # The free cards (-1) as 0/1 in that layout: the sign bit of a transposed copy.
+    free = np.ascontiguousarray(owner.reshape(n, 4, 13).transpose(2, 1, 0)).reshape(13, 4 * n)
+    free = (free.view(np.uint8) >> 7).view(np.uint8)
+    # b takes the lb free cards of lowest priority: those below the (lb+1)-th lowest free
+    # priority (13 when lb is every free card), read from the set of free priorities as a
+    # 13-bit mask (`_nth_lowest_bit`). The old way sorted the priorities again (held ones
+    # put last): a 48-comparator network; the mask is 13 shifts and ors, the same bound.
+    mask = np.zeros(4 * n, dtype=np.int16)
+    bit = np.empty(4 * n, dtype=np.int16)
+    for j in range(13):
+        np.left_shift(free[j], priority[j], out=bit)  # a 0/1 byte by 0-12: below 2**13
+        mask |= bit
+    lb_t = np.take(length_vectors().T, pick, axis=1).reshape(-1)  # (suit, row) flat, as mask
+    bound = _nth_lowest_bit().take(mask.astype(np.intp) * 14 + lb_t)
+    # The cards b takes are free, so adding seat_b + 1 where taken gives seat_b.
+    taken = (priority < bound) & free.view(bool)
+    owner += taken.view(np.int8).reshape(13, 4, n).transpose(2, 1, 0).reshape(n, 52) * np.int8(seat_b + 1)
+
+
+@functools.cache
+def _nth_lowest_bit() -> np.ndarray:
+    """`[mask * 14 + k]` (int8): the (k+1)-th lowest set bit of a 13-bit mask, k = 0..13; 13
+    when the mask has k bits or fewer (b takes them all). 8192 x 14 bytes, built in 0.7 ms:
+    the (k+1)-th set bit is the number of bits with at most k set bits at or below them."""
+    masks = np.arange(1 << 13, dtype=np.int16)
+    bits = ((masks[:, None] >> np.arange(13, dtype=np.int16)) & 1).astype(np.int8)
+    seen = np.ascontiguousarray(np.cumsum(bits, axis=1, dtype=np.int8).T)  # (bit, mask)
+    table = np.empty((14, 1 << 13), dtype=np.int8)
+    for k in range(14):
+        np.sum(seen <= k, axis=0, dtype=np.int8, out=table[k])
+    return np.ascontiguousarray(table.T).reshape(-1)
 
 
 def _hcp_pair(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
@@ -406,17 +420,8 @@ _H11 = np.arange(11)
 
 def _split_rest(rng: Rng, flat: np.ndarray, xbase: np.ndarray, ybase: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Rest mode: seat b holds every other card, so hb = 10 - ha in each suit and a total u
-    of two suits splits 11 ways. Returns the first suit's ha. A long draw weighs the 11
-    splits column by column (`_passed`, as `_split_columns`): the same picks as the rows'."""
-    if len(u) >= COLUMNS_FROM:
-        # The second suit's table at HCP (u - h, 10 - u + h) lies h * (_PAD - 1) before h = 0's.
-        at = ybase + (u + 10) * _PAD + (20 - u)
-        w = np.empty((11, len(u)), dtype=flat.dtype)  # int32 when the sums fit (`_padded_tables`)
-        total = np.zeros(len(u), dtype=np.int64)
-        for h, first in enumerate(_REST_FIRST.tolist()):
-            np.multiply(flat.take(xbase + first), flat.take(at - h * (_PAD - 1)), out=w[h])
-            total += w[h]
-        return _passed(w, rng.below(total).astype(flat.dtype))
+    of two suits splits 11 ways. Returns the first suit's ha. (A small draw's; a long draw
+    reads the same weights from `_rest_columns`' split tables.)"""
     xi = xbase[:, None] + _REST_FIRST[None, :]
     yh = u[:, None] - _H11[None, :]
     yi = ybase[:, None] + (yh + 10) * _PAD + (20 - yh)
@@ -428,47 +433,117 @@ _REST_FIRST = (_H11 + 10) * _PAD + (20 - _H11)  # the first suit's table at HCP 
 
 def _hcp_rest(model: PairModel, c: dict, t: dict, i12, i34, rng: Rng, idx, la, lb):
     """Steps 2-5 in rest mode: the same draws, on the diagonals (seat b's HCP are the rest).
-    A long draw takes steps 2 and 4 column by column (21 columns, `_passed`), as the
-    pair's `_split_columns`: the same picks as the rows' cumulative sums and searches."""
+    A long draw reads each step's running weights from tables of the model's own
+    (`_rest_columns`, `_rest_pick`): the same picks as the rows' cumulative sums and searches."""
     n = len(idx)
     lo_a, hi_a = c["hcp_a"]
     if n >= COLUMNS_FROM:
-        p12, r34 = t["p12dT"], t["r34dT"]
-        # Columns past the last that can weigh anything are left out: after every positive
-        # weight, a zero one adds no running sum at or below the draw (the same picks).
-        w = np.empty((_last_weighed(p12, r34) + 1, n), dtype=np.int64)
-        for k in range(len(w)):
-            np.multiply(p12[k].take(i12), r34[k].take(i34), out=w[k])  # take: a third less than indexing
-        u = _passed(w, rng.below(model.weights[idx]))
+        rt = _rest_columns(model, c, t)
+        u = _rest_pick(rt, "u", idx, rng.below(model.weights.take(idx)))
+        key = (la[:, 0] * 14 + la[:, 1]) * 21 + u
+        h0 = _rest_pick(rt, "split01", key, rng.below(rt["split01_total"].take(key)))
+        key = i34 * 21 + u
+        xs = _rest_pick(rt, "x", key, rng.below(rt["x_total"].take(key)))
+        key = (la[:, 2] * 14 + la[:, 3]) * 21 + xs
+        h2 = _rest_pick(rt, "split23", key, rng.below(rt["split23_total"].take(key)))
     else:
         _, first, inv = np.unique(idx, return_index=True, return_inverse=True)
         inv = inv.ravel()
         w = t["p12d"][i12[first]] * t["r34d"][i34[first]]
         u = search_rows(np.cumsum(w, axis=1), inv, rng.below(model.weights[idx]))
-    flat = _padded_tables(model, c["padded_key"])
-    base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
-    h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
-    if n >= COLUMNS_FROM:
-        p34 = t["p34dT"]
-        xw = np.empty((min(_last_weighed(p34, p34), hi_a) + 1, n), dtype=np.int64)  # u + x <= hi_a
-        total = np.zeros(n, dtype=np.int64)
-        for x in range(len(xw)):  # x's weight, if the total u + x is in a's range
-            np.multiply(p34[x].take(i34), (u >= lo_a - x) & (u <= hi_a - x), out=xw[x])
-            total += xw[x]
-        xs = _passed(xw, rng.below(total))
-    else:
+        flat = _padded_tables(model, c["padded_key"])
+        base = ((np.arange(4)[None, :] * 14 + la) * 14 + lb) * (_PAD * _PAD)
+        h0 = _split_rest(rng, flat, base[:, 0], base[:, 1], u)
         total = u[:, None] + _G21[None, :]
         xs = rng.choose_rows(t["p34d"][i34] * ((total >= lo_a) & (total <= hi_a)))
-    h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
+        h2 = _split_rest(rng, flat, base[:, 2], base[:, 3], xs)
     ha = np.stack([h0, u - h0, h2, xs - h2], axis=1)
     return ha, 10 - ha
 
 
-def _last_weighed(first: np.ndarray, second: np.ndarray) -> int:
-    """The last column k (of 21) where products first[k][i] * second[k][j] can be positive:
-    both tables, laid (21, halves), hold a positive entry there (0 if none)."""
-    both = (first > 0).any(axis=1) & (second > 0).any(axis=1)
-    return int(np.flatnonzero(both)[-1]) if both.any() else 0
+def _rest_pick(rt: dict, name: str, key: np.ndarray, target: np.ndarray) -> np.ndarray:
+    return _count_passed(rt[name], rt[name + "_width"], key, target, rt[name + "_always"])
+
+
+def _count_passed(table: np.ndarray, width: int, key: np.ndarray, target: np.ndarray, always: int) -> np.ndarray:
+    """For each row, the number of running sums of its table row `key` at or below `target`
+    (below the row's total), which is the smallest k whose running sum passes it. `table`:
+    `_trimmed`'s columns, `(width, rows)` flat, `width` a power of two (padded by sums above
+    every draw); `always`: the columns left out as at or below every draw. Non-decreasing along a
+    row, so the count is found by halving (2**j columns at a time: a gather a step, 4 for 11
+    columns), where `search_rows` is a binary search over whole rows whose branches
+    mispredict (9,300 draws in 4,116 rows of 11: 0.07 ms against 0.88) and a gather a column
+    (0.10 ms) reads every column."""
+    rows = len(table) // width
+    found = np.zeros(len(key), dtype=np.int64)  # columns known at or below the draw
+    at = np.empty(len(key), dtype=np.int64)
+    step = width // 2
+    while step:
+        np.multiply(found + (step - 1), rows, out=at)
+        at += key
+        found += (table.take(at) <= target) * step
+        step //= 2
+    found += always
+    return found
+
+
+def _trimmed(cum: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, int]:
+    """`(rows, k)` running sums -> `_count_passed`'s table and width, the rows' totals and
+    `always`.
+    Among the rows that can be drawn (total > 0), a column of zeros is at or below every
+    draw (counted once in `always`) and a column equal to the totals is above every draw
+    (the total itself, and what follows the last positive weight): neither is kept. Benchmark
+    E's steps 2 and 4 keep 10 of their 20 columns (its HCP ranges end at 10). The columns
+    left are padded to a power of two with int64's largest value (never at or below a draw)."""
+    total = np.ascontiguousarray(cum[:, -1])
+    body, live = cum[:, :-1], total > 0
+    zero = (body[live] == 0).all(axis=0)
+    full = (body[live] == total[live, None]).all(axis=0) & ~zero
+    kept = body[:, ~(zero | full)]
+    width = 1 << kept.shape[1].bit_length()  # more than the kept columns: counts 0..kept
+    padded = np.full((width, len(cum)), np.iinfo(np.int64).max, dtype=np.int64)
+    padded[: kept.shape[1]] = kept.T
+    return padded.reshape(-1), width, total, int(zero.sum())
+
+
+def _rest_columns(model: PairModel, c: dict, t: dict) -> dict:
+    """Rest mode's running weights, built once a model from the full tables `t` (the
+    products and sums a long draw took column by column: the same integers): step 2's per
+    length pair (`u`, pairs of the model), step 4's x per (half 3+4, u) (`x`: P34 where the
+    total u + x is in a's range), and the splits of steps 3 and 5 per (first suit's length,
+    second suit's length, HCP of the two) (`split01`, `split23`: the 11 products of
+    `_split_rest`). Each as its running sums less the columns that decide nothing and the
+    rows' totals (`_trimmed`), kept on the model's draw cache (1.4 MB for benchmark E); a
+    step then costs a few gathers (`_count_passed`) rather than products of gathers from
+    the padded tables a column (benchmark E's 100,000 deals: `_hcp_rest` 52-61 -> 38-40 ms
+    with a gather a column, before the halving)."""
+    if "rest_u" in c:
+        return {name[5:]: c[name] for name in _REST_COLUMNS}
+    lo_a, hi_a = c["hcp_a"]
+    totals = _G21[:, None] + _G21[None, :]  # (u, x)
+    in_range = (totals >= lo_a) & (totals <= hi_a)
+    tables = {
+        "u": t["p12d"][model.idx12] * t["r34d"][model.idx34],
+        "x": (t["p34d"][:, None, :] * in_range[None, :, :]).reshape(-1, 21),
+    }
+    flat = _padded_tables(model, c["padded_key"]).astype(np.int64)
+    la = np.arange(14)
+    for name, s in (("split01", 0), ("split23", 2)):
+        xbase = ((s * 14 + la) * 14 + (13 - la)) * (_PAD * _PAD)  # (14,): the first suit's length
+        ybase = (((s + 1) * 14 + la) * 14 + (13 - la)) * (_PAD * _PAD)  # the second's
+        first = flat[xbase[:, None] + _REST_FIRST[None, :]]  # (14, 11): split h
+        at = ybase[:, None] + (_G21[None, :] + 10) * _PAD + (20 - _G21[None, :])  # (14, 21): total u
+        second = flat[at[:, :, None] - _H11[None, None, :] * (_PAD - 1)]  # (14, 21, 11)
+        tables[name] = (first[:, None, None, :] * second[None, :, :, :]).reshape(-1, 11)
+    for name, w in tables.items():
+        c["rest_" + name], c["rest_" + name + "_width"], c["rest_" + name + "_total"], c["rest_" + name + "_always"] = (
+            _trimmed(np.cumsum(w, axis=1))
+        )
+    return {name[5:]: c[name] for name in _REST_COLUMNS}
+
+
+# on the model's draw cache, where its `nbytes` counts them
+_REST_COLUMNS = tuple(f"rest_{t}{end}" for t in ("u", "x", "split01", "split23") for end in ("", "_width", "_total", "_always"))
 
 
 def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
@@ -479,17 +554,18 @@ def _cards(model: PairModel, c: dict, rng: Rng, la, lb, ha, hb) -> np.ndarray:
     hcp = ha * 11 + hb
     scum = np.take(c["split_cum"].reshape(-1, 2), (fa * 14 + fb) * 121 + hcp, axis=0)
     second = rng.below(scum[:, 1]) >= scum[:, 0]
-    split = c["split_codes"].reshape(-1)[hcp * 2 + second]
-    mask_a, mask_b = c["split_ma"][split], c["split_mb"][split]
+    # Lookups in 1-D tables by `take` (two thirds of the time of indexing by an array).
+    split = c["split_codes"].reshape(-1).take(hcp * 2 + second)
+    mask_a, mask_b = c["split_ma"].take(split), c["split_mb"].take(split)
     # 7. spots: a uniform permutation of the nine spots of each suit
-    spots_a = fa - MASK_COUNT[mask_a]
-    spots_b = fb - MASK_COUNT[mask_b]
+    spots_a = fa - MASK_COUNT.take(mask_a)
+    spots_b = fb - MASK_COUNT.take(mask_b)
     perm = rng.permutations(n * 4, 9, np.int8)
     seat_a, seat_b = model.seats[0], (-1 if model.rest else model.seats[1])
     # One byte a card throughout: (n * 4, 13) rows, a suit's four honours then its nine spots.
     out = np.empty((n * 4, 13), dtype=np.int8)
     # A suit's four honours as one 4-byte word: a row's first four bytes written at once.
-    out[:, :4].view(np.uint32)[:, 0] = _honour_owners(seat_a, seat_b).view(np.uint32).reshape(256)[mask_a * 16 + mask_b]
+    out[:, :4].view(np.uint32)[:, 0] = _honour_owners(seat_a, seat_b).view(np.uint32).reshape(256).take(mask_a * 16 + mask_b)
     # A spot of rank below spots_a is a's, below spots_a + spots_b b's, else nobody's (-1):
     # -1, plus seat_b + 1 below the second bound, plus seat_a - seat_b below the first. Sums
     # of the comparisons' bytes rather than np.where (a branch per card), on the ranks spot

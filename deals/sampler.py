@@ -151,17 +151,27 @@ if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs
 
 
 def seat_lengths(owner: np.ndarray, seat: int) -> np.ndarray:
-    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths."""
-    return _lengths(_held(owner, seat)).astype(np.int64)
+    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths (suit by suit in memory, see
+    `seat_features`)."""
+    return _by_suit(_lengths(_held(owner, seat)))
 
 
 def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths and `(n, 4)` HCP per suit."""
+    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths and `(n, 4)` HCP per suit, int64,
+    each laid suit by suit in memory (Fortran order: `[:, s]` contiguous): the rules' checks
+    take a suit's column and reduce across the suits (`any`, `sum` over axis 1), which numpy
+    then does a whole column at a time rather than a step per row (`SeatRule.hand_ok` on
+    9,300 rows: 52 us against 414; the same values)."""
     held = _held(owner, seat)
     hcp = held[:, :, 0] * np.uint8(_HCP[0])
     for rank in range(1, _HONOURS):
         hcp += held[:, :, rank] * np.uint8(_HCP[rank])
-    return _lengths(held).astype(np.int64), hcp.astype(np.int64)
+    return _by_suit(_lengths(held)), _by_suit(hcp)
+
+
+def _by_suit(values: np.ndarray) -> np.ndarray:
+    """`(n, 4)` bytes as int64 laid suit by suit (transposed while a byte, then widened)."""
+    return np.asfortranarray(values).astype(np.int64, order="K")
 
 
 def _held(owner: np.ndarray, seat: int) -> np.ndarray:
@@ -216,7 +226,7 @@ def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
     empty = [s for s in range(4) if not (owner[0] == s).any()]
     free = owner == -1
     m = 13 * len(empty)
-    if free.sum() != n * m:
+    if np.count_nonzero(free) != n * m:  # not a sum: that widens every card to int64 first
         raise AssertionError("cards left over do not match the empty seats")
     if len(empty) == 1:
         owner[free] = empty[0]
@@ -550,8 +560,8 @@ class ScenarioSampler:
             want = int(left / self._expected_rate() * 1.05) + 64
             owner = self._proposals(min(self._batch(), want), rng)
             self._drawn += owner.shape[0]
-            if self.checked:
-                owner = owner[self._accept(owner)]
+            if self.checked:  # the rows kept by `take` (a third of the time of a boolean index)
+                owner = owner.take(np.flatnonzero(self._accept(owner)), axis=0)
             self._accepted += owner.shape[0]
             if self._accepted == 0 and self._drawn >= PROVE_AFTER_DRAWS:
                 self._prove_or_give_up()

@@ -444,9 +444,10 @@ class _Edges(Rng):
     ],
 )
 def test_rest_mode_hcp_by_columns_are_those_of_the_rows(text, monkeypatch):
-    """`part_sampler._hcp_rest` of a long draw (steps 2-5 column by column, `_passed`)
-    against the small draw's rows (cumulative sums, searches, `choose_rows`): the same draws
-    asked (bounds) and the same HCP per suit, from the generator and at the draws' extremes."""
+    """`part_sampler._hcp_rest` of a long draw (steps 2-5 from the model's running-weight
+    tables, `_rest_columns`) against the small draw's rows (cumulative sums, searches,
+    `choose_rows`): the same draws asked (bounds) and the same HCP per suit, from the
+    generator and at the draws' extremes."""
     from deals import part_sampler
 
     (model, c, t, i12, i34, _, idx, la, lb), = _arguments_of("_hcp_rest", text, 6000, 5)

@@ -237,3 +237,33 @@ def test_a_search_guide_finds_what_searchsorted_finds(steps, bits, seed):
     r = np.concatenate([edges[(edges >= 0) & (edges < total)], np.random.default_rng(seed).integers(0, total, 500)])
     got = SearchGuide(cum, bits).search(r)
     assert np.array_equal(got, np.searchsorted(cum, r, side="right"))
+
+
+@pytest.mark.parametrize("bound", [1, 2, 3, 7, 1 << 40, 3 * 2**61, 2**63 - 1, 5 * 2**60 + 3])
+def test_below_of_equal_bounds_is_the_loop_over_every_bound(bound):
+    """`Rng.below` of many equal bounds (the one-divisor path, `_below_one`) against the
+    first form: the same values and draws (bounds near 2**63 reject a quarter of them)."""
+    for seed in range(3):
+        for n in (256, 300, 5000):
+            bounds = np.full(n, bound, dtype=np.int64)
+            got_rng = make_rng(seed)
+            got = got_rng.below(bounds)
+            want_bg = np.random.PCG64(np.random.SeedSequence([seed]))
+            assert np.array_equal(got, _below_as_before(want_bg, bounds))
+            assert got_rng._bg.state == want_bg.state
+    with pytest.raises(ValueError):
+        make_rng(1).below(np.zeros(300, dtype=np.int64))
+
+
+@pytest.mark.parametrize("m", [9, 13])
+@pytest.mark.parametrize(("tile", "block_bytes", "rows"), [(2048, 65536, 70_000), (7, 200, 3000)])
+def test_rows_transposed_tile_by_tile_are_those_of_one_draw(m, tile, block_bytes, rows, monkeypatch):
+    # Long draws (blocks of `_KEY_ROWS` keys, several network blocks and tiles, the last ones
+    # short), and tiles and blocks that do not divide each other: the argsort of the keys.
+    from deals import rng as rng_module
+
+    monkeypatch.setattr(rng_module, "_TILE_ROWS", tile)
+    monkeypatch.setattr(rng_module, "_BLOCK_BYTES", block_bytes)
+    got = make_rng(3, m).permutations(rows, m, np.int8)
+    want = _sorted_permutations(np.random.PCG64(np.random.SeedSequence([3, m])), rows, m)
+    assert np.array_equal(got, want)
