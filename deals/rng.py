@@ -236,20 +236,6 @@ def _order(keys: np.ndarray, dtype=np.intp, out: np.ndarray | None = None) -> tu
     return order, tied
 
 
-def sort_short_rows(values: np.ndarray) -> np.ndarray:
-    """`np.sort(values, axis=1)` (the same array: a sort's result is its values in order),
-    by the sorting network on whole columns when the rows are short (a suit's 13 cards), where
-    numpy's sort pays a call per row. The result may be a transposed view."""
-    n, m = values.shape
-    if not 0 < m <= _NETWORK_UP_TO:
-        return np.sort(values, axis=1)
-    out = np.empty((m, n), dtype=values.dtype)
-    block = _BLOCK_BYTES // values.itemsize
-    for start in range(0, n, block):  # a block's columns as rows of a copy (the network overwrites them)
-        out[:, start : start + block] = _network_sorted(list(np.array(values[start : start + block].T, order="C")))
-    return out.T
-
-
 def order_statistics(values: np.ndarray, ranks: tuple[int, ...]) -> dict[int, np.ndarray]:
     """Each row's values at `ranks` (0 the smallest) of its sorted values: rank k -> the
     column `np.partition(values, ranks, axis=1)[:, k]` (the same values: the value at a
@@ -276,12 +262,6 @@ def _selection_network(m: int, ranks: tuple[int, ...]) -> tuple[tuple[int, int],
             kept.append((i, j))
             needed |= {i, j}
     return tuple(reversed(kept))
-
-
-def _network_sorted(cols: list[np.ndarray]) -> list[np.ndarray]:
-    """Equal-length columns sorted across by the sorting network: afterwards, at every
-    position, cols[0] <= cols[1] <= ... (each comparator a vector minimum and maximum)."""
-    return _compared(cols, _network(len(cols)))
 
 
 def _compared(cols: list[np.ndarray], comparators) -> list[np.ndarray]:

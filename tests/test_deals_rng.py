@@ -129,18 +129,6 @@ def test_permutations_are_uniform_on_three():
     assert chi2 < 20.5  # 5 degrees of freedom, p = 0.001
 
 
-@pytest.mark.parametrize("m", [1, 2, 5, 13, 16, 17, 30])
-@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint64])
-def test_short_rows_are_sorted_as_numpy_sorts_them(m, dtype):
-    from deals.rng import sort_short_rows
-
-    gen = np.random.default_rng(m)
-    values = gen.integers(0, 20 if dtype == np.int8 else 2**62, size=(20_000, m)).astype(dtype)
-    values[::7, 0] = values[::7, -1]  # equal values too
-    got = sort_short_rows(values)
-    assert got.dtype == values.dtype and np.array_equal(got, np.sort(values, axis=1))
-
-
 @pytest.mark.parametrize("m", [9, 13, 16])
 def test_keys_equal_in_their_high_bits_are_ordered_by_their_whole_value(m):
     # The network compares only each key's top 16 - 4 bits: keys that agree there and differ
