@@ -73,24 +73,30 @@ def test_the_console_script_starts_numpy_s_blas_with_one_thread_unless_told_othe
     assert _threads_after_a_deal({**env, "OPENBLAS_NUM_THREADS": "2"})[1] == "2"
 
 
+def _one_deal(dsl: str, cache: object) -> tuple[int, dict, set[str]]:
+    """`deals DSL --count 1` in a process of its own with the disk cache `cache`: its status,
+    its JSON document and the modules it loaded."""
+    probe = (
+        "import sys, json\nfrom bridgeshape_mirror.cli import main\n"
+        "status = main(['deals', sys.argv[1], '--count', '1'])\n"
+        "print(json.dumps([status, sorted(sys.modules)]))"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    done = subprocess.run([sys.executable, "-c", probe, dsl], check=True, capture_output=True, text=True, env=env)
+    lines = done.stdout.splitlines()
+    status, loaded = json.loads(lines[-1])
+    return status, json.loads("\n".join(lines[:-1])), set(loaded)
+
+
 def test_one_deal_loads_neither_the_drawing_tables_nor_the_catalogues_reader(tmp_path):
     # A one-partnership scenario is drawn by the partnership's own model: the tables that
     # draw from counts tying four seats, importlib.resources (which only the language
     # catalogues need), numpy's masked arrays and the card objects (reading PBN) are start-up cost such a run must not pay.
-    probe = (
-        "import sys, json\nfrom bridgeshape_mirror.cli import main\n"
-        "status = main(['deals', 'opener hcp:12+', '--count', '1'])\n"
-        "print(json.dumps([status, sorted(sys.modules)]))"
-    )
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env)
-    lines = done.stdout.splitlines()
-    status, loaded = json.loads(lines[-1])
-    document = json.loads("\n".join(lines[:-1]))
+    status, document, loaded = _one_deal("opener hcp:12+", tmp_path)
     assert status == 0 and document["scenarios"][0]["deals"][0]["pbn"].startswith("N:")
     # numpy.ma: numpy's unique without return_counts (or an index) imports it, 18 ms.
     lazy = {"deals.placement_draw", "deals.length_draw", "deals.column_products", "importlib.resources", "numpy.ma", "deals.cards"}
-    assert not set(loaded) & lazy
+    assert not loaded & lazy
 
 
 def _parsed(argv: list[str], every_command: bool, capsys) -> tuple[object, str, str]:
@@ -142,15 +148,9 @@ def test_a_deal_builds_and_imports_no_other_command():
 def test_a_count_read_from_disk_loads_none_of_the_modules_that_count_it(tmp_path):
     # A scenario tying both partnerships together is counted once (seconds) and read from
     # the disk cache afterwards: the counting modules' imports would cost more than the read.
-    probe = (
-        "import sys, json\nfrom bridgeshape_mirror.cli import main\n"
-        "status = main(['deals', 'opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+', '--count', '1'])\n"
-        "print(json.dumps([status, sorted(sys.modules)]))"
-    )
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     counting = {"deals.column_products", "deals.length_matrices", "deals.crossing"}
-    runs = [subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, env=env) for _ in range(2)]
-    (first, counted), (second, read) = (json.loads(run.stdout.splitlines()[-1]) for run in runs)
+    first, _, counted = _one_deal("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", tmp_path)
+    second, _, read = _one_deal("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", tmp_path)
     assert first == second == 0
-    assert set(counted) & counting  # the first run counted
-    assert not set(read) & counting
+    assert counted & counting  # the first run counted
+    assert not read & counting
