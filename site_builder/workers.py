@@ -73,9 +73,17 @@ def stop(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         if process.is_alive():
             process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.join(timeout=5)
+    # A worker killed while it wrote its result leaves the manager thread reading the rest of
+    # that message for ever: this process holds the pipe's writing end too, so the read never
+    # sees the pipe's end, and the interpreter's exit joins that thread (a build stopped by
+    # SIGTERM while dealing hung in 1 run of 4 here). With no worker left to write, closing
+    # this end ends the read: the thread finds the pool broken and stops.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _quiet_when_it_breaks(manager: threading.Thread | None) -> None:
