@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .boards import VULNERABILITY_CYCLE, dealer_and_vulnerable
+from .boards import VULNERABILITY_CYCLE, board, dealer_and_vulnerable
 
 #: Fills a field shorter than its columns; cut out of the text whole.
 PAD = 0
@@ -42,12 +42,24 @@ def constant(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("ascii"), dtype=np.uint8)[None, :]
 
 
+def cycle_places(numbers: np.ndarray) -> np.ndarray:
+    """Each board's row in the tables of boards 1..16 (`board_columns`, `board_dealers`):
+    dealer and vulnerability repeat every 16 boards (`deals.boards`)."""
+    return (np.asarray(numbers, dtype=np.int64) - 1) % len(VULNERABILITY_CYCLE)
+
+
 @functools.cache
 def board_columns() -> tuple[np.ndarray, np.ndarray]:
-    """Boards 1..16's dealer letter `(16, 1)` and vulnerability `(16, 4)`, padded: board n's
-    are row (n - 1) % 16."""
+    """Boards 1..16's dealer letter `(16, 1)` and vulnerability `(16, 4)`, padded (rows by
+    `cycle_places`)."""
     cycle = [dealer_and_vulnerable(n) for n in range(1, len(VULNERABILITY_CYCLE) + 1)]
     return padded([d for d, _ in cycle]), padded([v for _, v in cycle])
+
+
+@functools.cache
+def board_dealers() -> np.ndarray:
+    """Boards 1..16's dealer seat `(16,)` (rows by `cycle_places`)."""
+    return np.array([board(n).dealer for n in range(1, len(VULNERABILITY_CYCLE) + 1)], dtype=np.int64)
 
 
 def joined(fields: Sequence[np.ndarray], rows: int) -> bytes:

@@ -301,23 +301,28 @@ class PbnExportWriter:
         dealer, vulnerability and deal (five pieces), as `write_game` writes it."""
         return _frame(self._lines(PbnGame(Board(1, 0, "None"), "", event, comment, tags), framed=True))
 
-    def write_rows(self, frames: list[tuple[str, ...]], scenario_of: np.ndarray, numbers: np.ndarray, rows: np.ndarray) -> bool:
+    @staticmethod
+    def takes_rows(frames: list[tuple[str, ...]], rows: np.ndarray) -> bool:
+        """Whether `write_rows` may write these games: every value one `write_game` writes as
+        it is, and no text holding the byte table's padding."""
+        texts = "".join(piece for f in frames for piece in f)
+        return "\0" not in texts and texts.isascii() and _plain_rows(rows)
+
+    def write_rows(self, frames: list[tuple[str, ...]], scenario_of: np.ndarray, numbers: np.ndarray, rows: np.ndarray) -> None:
         """Games of boards `numbers` (int64, in this order), game i in the text
         `frames[scenario_of[i]]` (`frame`) with the deal `rows[i]` (`(k, 69)` uint8 PBN rows,
         the opener North) turned to the board's dealer: byte for byte what `write_game` gives
         each, a byte table at once (`deals.byte_rows`) rather than a string per game (100,000
-        games: 0.15 s against 0.8 s). False, and nothing written, unless every value is one
-        `write_game` writes as it is and no text holds the table's padding byte."""
-        from .byte_rows import PAD, board_columns, constant, decimal, joined, padded
+        games: 0.15 s against 0.8 s). The caller has asked `takes_rows` of these games."""
+        from .byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined, padded
 
-        texts = "".join(piece for f in frames for piece in f)
-        if len(rows) == 0 or "\0" in texts or not texts.isascii() or not _plain_rows(rows):
-            return len(rows) == 0
-        self._start()
         k = len(rows)
+        if k == 0:
+            return
+        self._start()
         pieces = [padded([f[j] for f in frames]).take(scenario_of, axis=0) for j in range(len(_FRAMED) + 1)]
         dealers, vulnerable = board_columns()
-        cycle = (numbers - 1) % len(dealers)
+        cycle = cycle_places(numbers)
         dealer = dealers.take(cycle, axis=0)
         between = np.repeat(constant(CRLF), k, axis=0)  # an empty line between games
         if not self._games:
@@ -326,7 +331,6 @@ class PbnExportWriter:
         fields += [pieces[3], dealer, rows[:, 1:], pieces[4]]
         self._out.write(joined(fields, k).decode("ascii"))
         self._games += k
-        return True
 
     def _lines(self, game: PbnGame, framed: bool) -> list[str | tuple[str]]:
         """The game's lines; with `framed`, each of the `_FRAMED` tags as its name alone, a

@@ -139,8 +139,13 @@ def test_pbn_deals_no_byte_row_holds_take_the_game_by_game_path():
     writer = PbnExportWriter(io.StringIO())
     rows = np.frombuffer(odd.deals[0].replace("A", '"', 1).encode(), dtype=np.uint8).reshape(1, -1)
     frames = [writer.frame("e", None, ())]
-    assert writer.write_rows(frames, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), rows) is False
-    assert writer._out.getvalue() == ""  # nothing written: the caller writes those games one by one
+    assert writer.takes_rows(frames, rows) is False  # the caller writes those games one by one
+    assert writer.takes_rows(frames, pbn_rows(odd.deals)) is True
+    # A 69-character deal that no game may hold as it is, held by a scenario whose boards
+    # come after a chunk of plain ones: the whole document goes game by game, none as rows.
+    plain, more = _outcomes([10_005, 10_005])
+    quoted = ScenarioDeals(2, "q", more.deals[:-1] + (more.deals[-1].replace("A", '"', 1),), odd.probability)
+    assert _pbn([plain, quoted]) == _pbn([plain, quoted], extra_tags=lambda board: ())
 
 
 def test_lin_lines_as_one_byte_table_are_lin_line_of_each_board():

@@ -20,8 +20,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..boards import VULNERABILITY_CYCLE, board_numbers, dealers_and_vulnerabilities
-from ..byte_rows import PAD, board_columns, constant, decimal, joined
+from ..boards import board_numbers, dealers_and_vulnerabilities
+from ..byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined
 from ..pbn import PBN_DEAL_LENGTH, pbn_rows
 from .held import HeldDeals
 
@@ -99,7 +99,7 @@ def row_lines(rows: np.ndarray, numbers: Sequence[int], first: bool) -> bytes:
     """`deal_lines` of deals given as `(k, 69)` uint8 PBN rows (`deals.pbn.format_rows`), k >= 1."""
     nums = np.asarray(numbers, dtype=np.int64)
     dealers, vul = board_columns()
-    cycle = (nums - 1) % len(VULNERABILITY_CYCLE)
+    cycle = cycle_places(nums)
     values = (rows, decimal(nums), dealers[cycle], vul[cycle], np.concatenate([dealers[cycle], rows[:, 1:]], axis=1))
     fields = []
     for piece, value in zip(_PIECES, values):

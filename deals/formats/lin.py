@@ -49,7 +49,7 @@ def lin_lines(numbers: np.ndarray, rows: np.ndarray) -> bytes:
     """The LIN lines (each ending in a line feed) of boards `numbers` (int64) whose deals, the
     opener North, are `rows` (`(k, 69)` uint8 PBN rows, `deals.pbn.format_rows`): byte for
     byte `lin_line` of each, as one byte table (`deals.byte_rows`; 100,000 boards)."""
-    from ..byte_rows import constant, decimal, joined
+    from ..byte_rows import board_dealers, constant, cycle_places, decimal, joined
 
     k = len(rows)
     # A PBN hand is 16 characters (13 cards, 3 dots) at 2 + 17 * place; its LIN form is the
@@ -57,14 +57,15 @@ def lin_lines(numbers: np.ndarray, rows: np.ndarray) -> bytes:
     hands = rows[:, _HAND_COLUMNS]  # (k, 4, 16)
     dots = hands == ord(".")
     hands[dots] = _SUIT_BYTES[1:][(np.cumsum(dots, axis=2) - 1)[dots]]
-    dealer = (numbers - 1) % 4
+    place = cycle_places(numbers)
+    dealer = board_dealers().take(place)
     # LIN's hands from South clockwise: the PBN hand at place (seat - dealer) % 4 for each.
     listed = np.take_along_axis(hands, _LIN_PLACES[dealer][:, :, None], axis=1)
     fields = [constant("pn|,,,|st||md|"), _DEALER_DIGIT.take(dealer, axis=0)]
     for i in range(4):
         fields += [constant(("," if i else "") + SUIT_LETTERS[0]), listed[:, i]]
     fields += [constant("|rh||ah|Board "), decimal(numbers), constant("|sv|")]
-    fields += [_VULNERABLE_BYTE.take((numbers - 1) % len(VULNERABILITY_CYCLE), axis=0), constant("|pg||\n")]
+    fields += [_VULNERABLE_BYTE.take(place, axis=0), constant("|pg||\n")]
     return joined(fields, k)
 
 

@@ -65,15 +65,12 @@ class Writer(HeldDeals):
             (o.index, o.label): (event(title, o.index, o.label), comment(o.index, o.label), (PbnTag("Generator", generator(tool, seed, o.index)),))
             for o in self.outcomes
         }
-        if self._extra_tags is None and self._write_rows(pbn, said_of):
-            self._text.flush()
-            self._text.detach()
-            return
-        for b in outcome_boards(self.with_strings()):
-            name, note, tags = said_of[b.scenario, b.label]
-            if self._extra_tags is not None:
-                tags += tuple(self._extra_tags(b))
-            pbn.write_game(PbnGame(b.board, b.board_pbn, name, note, tags))
+        if self._extra_tags is not None or not self._write_rows(pbn, said_of):
+            for b in outcome_boards(self.with_strings()):
+                name, note, tags = said_of[b.scenario, b.label]
+                if self._extra_tags is not None:
+                    tags += tuple(self._extra_tags(b))
+                pbn.write_game(PbnGame(b.board, b.board_pbn, name, note, tags))
         self._text.flush()
         self._text.detach()
 
@@ -85,11 +82,11 @@ class Writer(HeldDeals):
             return False
         scenario_of, numbers, rows = boards
         frames = [pbn.frame(*said_of[o.index, o.label]) for o in self.outcomes]
+        if not pbn.takes_rows(frames, rows):  # every game asked first: none written otherwise
+            return False
         for start in range(0, len(rows), _CHUNK):
             games = slice(start, start + _CHUNK)
-            if not pbn.write_rows(frames, scenario_of[games], numbers[games], rows[games]):
-                assert start == 0, "rows of deals formatted alike are all plain or none"
-                return False
+            pbn.write_rows(frames, scenario_of[games], numbers[games], rows[games])
         return True
 
 
