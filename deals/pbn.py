@@ -107,6 +107,11 @@ def format_rows(owner: np.ndarray) -> np.ndarray:
     return out
 
 
+def no_rows() -> np.ndarray:
+    """The `(0, 69)` uint8 rows of no deal (`format_rows` of none)."""
+    return np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
+
+
 def pbn_rows(pbns: Sequence[str]) -> np.ndarray | None:
     """`(k, 69)` uint8 rows of deal strings, as `format_rows` makes them, or `None` unless
     there is one at least and every one is a 69-character ASCII string without zero bytes

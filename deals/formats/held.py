@@ -46,10 +46,10 @@ class HeldDeals:
         if self._as_rows:
             import numpy as np
 
-            from ..pbn import PBN_DEAL_LENGTH
+            from ..pbn import no_rows
 
             rows = self._rows.pop(outcome.index, [])
-            self.rows.append(np.concatenate(rows) if rows else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8))
+            self.rows.append(np.concatenate(rows) if rows else no_rows())
             self.outcomes.append(outcome)
             return
         deals = tuple(self._held.pop(outcome.index, ())) + outcome.deals
@@ -67,18 +67,18 @@ class HeldDeals:
         import numpy as np
 
         from ..boards import board_numbers
-        from ..pbn import PBN_DEAL_LENGTH, pbn_rows
+        from ..pbn import no_rows, pbn_rows
 
         rows = []
         for o, streamed in zip(self.outcomes, self.rows_of()):
-            own = pbn_rows(o.deals) if o.deals else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
+            own = pbn_rows(o.deals) if o.deals else no_rows()
             if own is None:
                 return None
             rows.append(own if streamed is None else np.concatenate([streamed, own]))
         counts = [len(r) for r in rows]
         numbers = np.array([n for numbers in board_numbers(counts) for n in numbers], dtype=np.int64)
         order = np.argsort(numbers, kind="stable")
-        everything = np.concatenate(rows) if rows else np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
+        everything = np.concatenate(rows) if rows else no_rows()
         return np.repeat(np.arange(len(rows)), counts)[order], numbers[order], everything[order]
 
     def with_strings(self) -> list[ScenarioDeals]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..boards import board_numbers, dealers_and_vulnerabilities
 from ..byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined
-from ..pbn import PBN_DEAL_LENGTH, pbn_rows
+from ..pbn import no_rows, pbn_rows
 from .held import HeldDeals
 
 
@@ -42,7 +42,7 @@ class Writer(HeldDeals):
     def end(self) -> None:
         # Board numbers without BoardDeal objects, and written a scenario at a time: 100,000
         # deals stay within the command's time and memory (benchmarks/deals_vs_dealer.py).
-        streamed = [r if r is not None else _NO_ROWS for r in self.rows_of()]
+        streamed = [r if r is not None else no_rows() for r in self.rows_of()]
         numbers = board_numbers([len(r) + len(o.deals) for o, r in zip(self.outcomes, streamed)])
         self._out.write(b'{"scenarios": [')
         for i, (o, rows, board) in enumerate(zip(self.outcomes, streamed, numbers)):
@@ -112,4 +112,3 @@ def row_lines(rows: np.ndarray, numbers: Sequence[int], first: bool) -> bytes:
 
 
 _CHUNK = 10_000
-_NO_ROWS = np.empty((0, PBN_DEAL_LENGTH), dtype=np.uint8)
