@@ -327,7 +327,7 @@ class Half:
             i, j = divmod(key, v1 * v2)
             rows = pairs[start:end]
             out[i, j // v2, :, j % v2, :] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
-        return out.reshape(len(groups), -1)
+        return out.reshape(len(groups), v1 * _HONOURS * v2 * _HONOURS)  # -1 is undefined with no groups
 
     @functools.cached_property
     def _pair_variants(self) -> np.ndarray:
@@ -362,8 +362,16 @@ class ColumnCount:
 
     @functools.cached_property
     def plans(self):
-        """Per term, its pairing of the suits into halves (see `_plan`)."""
-        plans = [self._plan(allowed, comp) for (_, allowed), comp in zip(self.terms, self._comps)]
+        """Per term that some length matrix passes, its sign and its pairing of the suits into
+        halves (see `_plan`). A term whose halves have no groups that meet (the wildcard's
+        "every candidate short" when the other seats' rules leave those suits no room, say)
+        holds no deal: it adds nothing to the sum and has no K to make, so it is left out.
+        With no term left, the count is 0: the scenario is proved unsatisfiable."""
+        plans = []
+        for (sign, allowed), comp in zip(self.terms, self._comps):
+            h1, h2, g1, g2 = self._plan(allowed, comp)
+            if len(g1):
+                plans.append((sign, h1, h2, g1, g2))
         self._pairs_kept.clear()  # the six halves of every term: most of the memory
         return plans
 
@@ -431,13 +439,14 @@ class ColumnCount:
         return g1, g2
 
     @functools.cached_property
-    def prepared(self) -> list[tuple[PreparedHalf, PreparedHalf]]:
-        """Per term, its two halves made ready (K, its distinct columns, G merged)."""
+    def prepared(self) -> list[tuple[int, PreparedHalf, PreparedHalf, int]]:
+        """Per term of `plans`: its sign, its two halves made ready (K, its distinct columns,
+        G merged) and its number of meeting pairs of groups."""
         return list(self._preparing())
 
     def _preparing(self):
-        for h1, h2, g1, g2 in self.plans:
-            yield *self._prepare_both(h1, g1, h2, g2), len(g1)
+        for sign, h1, h2, g1, g2 in self.plans:
+            yield sign, *self._prepare_both(h1, g1, h2, g2), len(g1)
 
     def _prepare_both(self, h1: Half, g1: np.ndarray, h2: Half, g2: np.ndarray) -> tuple[PreparedHalf, PreparedHalf]:
         """Both halves made ready; the second is the first's K and G when the two halves are
@@ -463,11 +472,11 @@ class ColumnCount:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
         as soon as those prepared pass it (the rest are not prepared)."""
         work, done = 0.0, []
-        for a, b, meetings in self._preparing():
+        for sign, a, b, meetings in self._preparing():
             work += a.work + b.work + self._box_rows(b) * self.tables.box_work + meetings * len(self.live)
             if work > budget:
                 return False
-            done.append((a, b, meetings))
+            done.append((sign, a, b, meetings))
         self.prepared = done
         del self.plans  # the halves' pairs of columns are no longer needed
         return True
@@ -482,7 +491,7 @@ class ColumnCount:
         """Roughly the multiply-adds of `total` (for `MAX_WORK`): per half, K @ G, and the box
         sums of the second."""
         box = self.tables.box_work
-        return float(sum(a.work + b.work + self._box_rows(b) * box + m * len(self.live) for a, b, m in self.prepared))
+        return float(sum(a.work + b.work + self._box_rows(b) * box + m * len(self.live) for _, a, b, m in self.prepared))
 
     def _honour_pairs(self, half: Half) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """G, sparse: per pair of owners of A K Q J in suits k1 and k2, the pair of their
@@ -595,7 +604,7 @@ class ColumnCount:
 
     def total(self) -> int:
         single_threaded_blas()
-        return sum(sign * self.term_total(a, b) for (sign, _), (a, b, _) in zip(self.terms, self.prepared))
+        return sum(sign * self.term_total(a, b) for sign, a, b, _ in self.prepared)
 
 
 def _mirrored(first: np.ndarray, second: np.ndarray) -> bool:
