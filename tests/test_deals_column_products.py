@@ -17,6 +17,10 @@ import dsl
 from deals import column_products as cp
 from deals import length_matrices as lm
 from deals.predicate import shape_class
+from deals.outcome import deal_outcome
+from deals.pbn import parse_deal
+from deals.predicate import satisfies
+from deals.rng import make_rng
 from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.tables import ALL_DEALS
@@ -476,7 +480,7 @@ def test_a_renaming_is_counted_once_per_process():
 def test_alike_halves_count_what_two_halves_prepared_apart_count(text):
     counter = cp.ColumnCount(compiled(text))
     twins = 0
-    for h1, h2, g1, g2 in counter.plans:
+    for _, h1, h2, g1, g2 in counter.plans:
         a, b = counter._prepare_both(h1, g1, h2, g2)
         twins += b.columns is a.columns
         apart = counter._prepare(h2, g2)
@@ -489,3 +493,28 @@ def test_mirrored_pairs():
     assert cp._mirrored(np.array([0, 1, 2, 3]), np.array([3, 2, 1, 0]))
     assert not cp._mirrored(np.array([0, 1, 2]), np.array([1, 2, 0]))
     assert not cp._mirrored(np.array([0, 1]), np.array([0, 1]))
+
+
+# -- terms that no length matrix passes -------------------------------------------------------
+
+#: opp2's `x:4+` holds in every hand (13 cards in four suits), so its inclusion-exclusion term
+#: "every suit 3 or shorter" holds no deal: its halves have no groups that meet. Beside a
+#: wildcard with HCP (a mask: variants of K), such a term crashed every count.
+ALWAYS_FOUR = "opp2 x:4+"
+WILDCARD_WITH_HCP = "opener hcp:11-15 x:5+ xhcp:4+; opp1 x:5+"
+
+
+def test_a_term_with_no_matrix_adds_nothing():
+    counter = cp.ColumnCount(compiled(f"{WILDCARD_WITH_HCP}; {ALWAYS_FOUR}"))
+    assert len(counter.plans) < len(counter.terms)  # the case at hand: empty terms left out
+    assert count(f"{WILDCARD_WITH_HCP}; {ALWAYS_FOUR}") == count(WILDCARD_WITH_HCP) > 0
+
+
+def test_the_competitive_scenario_with_three_wildcards_deals():
+    """The scenario of the report (three wildcards, one with HCP, and a fit): dealt, every
+    deal checked by the independent predicate."""
+    text = "opener hcp:11-15 x:5+ xhcp:4+; responder hcp:6-9 fit:8+; opp1 hcp:8-12 x:5+; opp2 hcp:5-9 x:4+"
+    scenario = dsl.parse_scenarios(text)[0]
+    outcome = deal_outcome(scenario, 1, 5, make_rng(7))
+    assert outcome.no_deals_reason is None and len(outcome.deals) == 5
+    assert all(satisfies(parse_deal(pbn), scenario) for pbn in outcome.deals)
