@@ -518,3 +518,15 @@ def test_the_competitive_scenario_with_three_wildcards_deals():
     outcome = deal_outcome(scenario, 1, 5, make_rng(7))
     assert outcome.no_deals_reason is None and len(outcome.deals) == 5
     assert all(satisfies(parse_deal(pbn), scenario) for pbn in outcome.deals)
+
+
+@pytest.mark.slow
+def test_the_competitive_scenario_with_three_wildcards_equals_the_length_matrices(monkeypatch):
+    """A second method on the reported scenario: the length matrices with their budget raised
+    (about a minute) give the column products' count exactly."""
+    text = "opener hcp:11-15 x:5+ xhcp:4+; responder hcp:6-9 fit:8+; opp1 hcp:8-12 x:5+; opp2 hcp:5-9 x:4+"
+    monkeypatch.setattr(lm, "MAX_MATRICES", 10**8)
+    monkeypatch.setattr(lm, "MAX_WORK", 1e13)
+    counter = cp.ColumnCount(compiled(text))
+    assert counter.within(1e12)
+    assert counter.total() == lm.matrix_count(compiled(text)) == 536238600717660081060318048
