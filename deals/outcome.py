@@ -13,7 +13,9 @@ the fraction. A scenario proved empty has no deals, `"probability": 0`,
 `"probability_exact": true` and `"unsatisfiable": "<why>"`; one too rare to deal and not
 proved empty (`deals.errors.TooRare`) has no deals, `"probability": 0`,
 `"probability_exact": false`, `"probability_ci95": [0, <95% upper bound>]` and
-`"too_rare": "<why>"`.
+`"too_rare": "<why>"`. One the build could not count or deal (an internal error, reported in
+its log; `failed_outcome`) has no deals, `"probability": 0`, `"probability_exact": false`,
+`"probability_ci95": [0, 1]`, `"failed": "<why>"` and `"error": "<the exception's class>"`.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .boards import BoardDeal, page_boards
 from .probability import Probability
-from .reasons import Reason
+from .reasons import INTERNAL_ERROR, Reason
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,8 +45,9 @@ PROVED_EMPTY = Probability(0, Fraction(0), 0, 0)
 class ScenarioDeals:
     """Scenario `index` (from 1, like the DSL's scenario numbers): its deals, as PBN deal
     strings with the opener North, and its probability; or no deals and the reason why,
-    `unsatisfiable` (proved) or `too_rare` (not proved, and none found), as data
-    (`deals.reasons`: the JSON says its English, the site says it in its language)."""
+    `unsatisfiable` (proved), `too_rare` (not proved, and none found) or `failed` (this
+    program's fault: `error` names the exception's class), as data (`deals.reasons`: the
+    JSON says its English, the site says it in its language)."""
 
     index: int
     label: str
@@ -52,20 +55,25 @@ class ScenarioDeals:
     probability: Probability
     unsatisfiable: Reason | None = None
     too_rare: Reason | None = None
+    failed: Reason | None = None
+    error: str | None = None
 
     def __post_init__(self) -> None:
         # A reason given as its English text (the JSON's) is read back into its data.
-        for name in ("unsatisfiable", "too_rare"):
+        for name in ("unsatisfiable", "too_rare", "failed"):
             if isinstance(getattr(self, name), str):
                 object.__setattr__(self, name, Reason.read(getattr(self, name)))
-        if (self.unsatisfiable or self.too_rare) and self.deals:
-            raise ValueError("an unsatisfiable or too rare scenario has no deals")
-        if self.unsatisfiable and self.too_rare:
-            raise ValueError("a scenario is unsatisfiable or too rare, not both")
+        reasons = [r for r in (self.unsatisfiable, self.too_rare, self.failed) if r is not None]
+        if reasons and self.deals:
+            raise ValueError("an unsatisfiable, too rare or failed scenario has no deals")
+        if len(reasons) > 1:
+            raise ValueError("a scenario is unsatisfiable, too rare or failed: one of them")
+        if (self.failed is None) != (self.error is None):
+            raise ValueError("a failed scenario names its error, and only a failed one")
 
     @property
     def no_deals_reason(self) -> Reason | None:
-        return self.unsatisfiable or self.too_rare
+        return self.unsatisfiable or self.too_rare or self.failed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +91,11 @@ class ScenarioDeals:
         if self.unsatisfiable is not None:
             out["unsatisfiable"] = self.unsatisfiable.english()
             return out
+        if self.failed is not None:
+            out["probability_ci95"] = [p.low, p.high]
+            out["failed"] = self.failed.english()
+            out["error"] = self.error
+            return out
         if p.fraction is not None:
             out["probability_fraction"] = f"{p.fraction.numerator}/{p.fraction.denominator}"
         else:
@@ -97,12 +110,25 @@ class ScenarioDeals:
         deals = tuple(d["pbn"] for d in doc["deals"])
         if "unsatisfiable" in doc:
             return cls(doc["index"], doc["label"], deals, PROVED_EMPTY, unsatisfiable=doc["unsatisfiable"])
+        if "failed" in doc:
+            return failed_outcome(doc["index"], doc["label"], doc["error"])
         if "probability_fraction" in doc:
             probability = Probability.of(Fraction(doc["probability_fraction"]))
         else:
             low, high = doc["probability_ci95"]
             probability = Probability(doc["probability"], None, low, high)
         return cls(doc["index"], doc["label"], deals, probability, too_rare=doc.get("too_rare"))
+
+
+#: What a scenario that could not be dealt says of its probability: nothing (0, and 0 to 1).
+UNKNOWN = Probability(0, None, 0, 1)
+
+
+def failed_outcome(index: int, label: str, error: str) -> ScenarioDeals:
+    """Scenario `index` when counting or dealing it raised `error` (an exception's class name):
+    no deals, nothing known of its probability. Never kept in the state file, so the next
+    run tries it again."""
+    return ScenarioDeals(index, label, (), UNKNOWN, failed=Reason(INTERNAL_ERROR), error=error)
 
 
 def outcome_boards(outcomes: Iterable[ScenarioDeals]) -> tuple[BoardDeal, ...]:

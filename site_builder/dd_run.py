@@ -151,6 +151,7 @@ def _compute(
     first = 2 * (os.cpu_count() or 1)
     start = clock()
     done = computed = failed = 0
+    traced = False
     while done < len(pending):
         spent = clock() - start
         left = budget - spent
@@ -167,6 +168,10 @@ def _compute(
         except OSError as exc:  # the library itself would not load or run
             log.warning("double dummy: DDS failed (%s); the deals left wait for the next run", exc)
             break
+        except Exception as exc:  # noqa: BLE001 - a bug on one batch: its deals go without, the rest go on
+            # the traceback once a run; its deals are said one by one below
+            log.log(logging.WARNING if traced else logging.ERROR, "double dummy: internal error on %d deals (%r); please report it", len(batch), exc, exc_info=not traced)
+            traced, results = True, [None] * len(batch)
         new = {}
         for pbn, table in zip(batch, results):
             if table is None:

@@ -91,7 +91,7 @@ def report_document(
     """report/report.json: what editors must fix, and what is odd, page by page;
     `titles_refused`: the pages served by page id only, and why (layout.title_files)."""
     titles_refused = titles_refused or {}
-    broken, problems, unsatisfiable, rare_rows, title_rows = [], [], [], [], []
+    broken, problems, unsatisfiable, rare_rows, title_rows, failed = [], [], [], [], [], []
     for a in sorted(pages, key=_by_title):
         page = a.page
         where = {"pageId": page.page_id, "title": page.title, "url": links.view(page.title), "editUrl": links.edit(page.title)}
@@ -116,7 +116,9 @@ def report_document(
         for outcome in deals.get(page.page_id, []):
             scenario = {**where, "scenario": outcome.index, "label": outcome.label}
             p = outcome.probability
-            if outcome.unsatisfiable:
+            if outcome.failed:
+                failed.append({**scenario, "reason": outcome.failed.english(), "error": outcome.error})
+            elif outcome.unsatisfiable:
                 unsatisfiable.append({**scenario, "reason": outcome.unsatisfiable.english()})
             elif outcome.too_rare:
                 rare_rows.append({**scenario, "probability": p.high, "probabilityExact": False, "tooRare": outcome.too_rare.english()})
@@ -138,12 +140,14 @@ def report_document(
             "rareScenarios": len(rare_rows),
             "rareThreshold": rare,
             "titlesWithoutFile": len(title_rows),
+            "failedScenarios": len(failed),
         },
         "broken": broken,
         "templateProblems": problems,
         "unsatisfiable": unsatisfiable,
         "rare": rare_rows,
         "titlesWithoutFile": title_rows,
+        "failed": failed,
     }
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from deals.boards import page_boards
 from deals.double_dummy import Summary
-from deals.outcome import ScenarioDeals
+from deals.outcome import ScenarioDeals, failed_outcome
 from dsl.format import format_scenario
 from dsl.language import N_
 
@@ -27,6 +27,7 @@ from .diagrams import BoardView, board_view
 from .documents import deals_document, dumps
 from .downloads import page_downloads
 from .export_links import ScenarioLinks, scenario_links
+from .faults import Fault, Step, caught
 from .html import render
 from .sampling import lin_file, pbn_file, script_files, seed_key
 from .wiki_links import WikiLinks
@@ -186,16 +187,46 @@ def _deal_files(work: PageWork) -> tuple[Makers, Makers]:
     return fixed, script_files(pid, a.page.title, a.scenarios, outcomes)
 
 
-def make_in_worker(work: PageWork) -> tuple[Made, list[tuple[str, int, str]]]:
-    """`make` in a worker process: with what it said (a script not made is a warning), for
-    the building process to say (`say_again`), as `make` in that process says it."""
+@dataclass(frozen=True)
+class PageMade:
+    """A page's files (`make`), or when making them raised, the fault and the files made again
+    with every scenario failed (`outcomes`: what they show; `made` empty when even that
+    failed, and the page's files are left out of the mirror)."""
+
+    made: Made
+    fault: Fault | None = None
+    outcomes: tuple[ScenarioDeals, ...] | None = None
+
+
+def make_isolated(work: PageWork) -> PageMade:
+    """`make`, with one page's fault kept to that page: its scenarios are shown failed, without
+    deals (a bug in a scenario's diagrams, tables or scripts is the likely cause)."""
+    try:
+        return PageMade(make(work))
+    except Exception as exc:  # noqa: BLE001 - any bug in one page's files
+        fault = caught(exc, work.analysis.page.page_id, None, Step.RENDERING)
+    plain = replace(
+        work,
+        outcomes=None if work.outcomes is None else tuple(failed_outcome(o.index, o.label, fault.error) for o in work.outcomes),
+        dd=None,
+        reused=frozenset(),
+    )
+    try:
+        return PageMade(make(plain), fault, plain.outcomes)
+    except Exception:  # noqa: BLE001 - the same fault, already kept
+        return PageMade([], fault, plain.outcomes)
+
+
+def make_in_worker(work: PageWork) -> tuple[PageMade, list[tuple[str, int, str]]]:
+    """`make_isolated` in a worker process: with what it said (a script not made is a
+    warning), for the building process to say (`say_again`), as `make` in that process says it."""
     said: list[tuple[str, int, str]] = []
     handler = _Keeping(said)
     logger = logging.getLogger(__package__)
     logger.addHandler(handler)
     propagate, logger.propagate = logger.propagate, False  # said once, by the building process
     try:
-        return make(work), said
+        return make_isolated(work), said
     finally:
         logger.removeHandler(handler)
         logger.propagate = propagate

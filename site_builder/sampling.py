@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from deals.outcome import ScenarioDeals
 from dsl.model import Scenario
 
+from .faults import Fault, Step, caught
+
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
     from deals.pbn import PbnTag
@@ -48,9 +50,20 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
     return deal_outcome(job.scenario, job.index, job.count, rng)
 
 
-def sample_jobs(jobs: Sequence[SampleJob]) -> list[ScenarioDeals]:
+def sample_job_isolated(job: SampleJob) -> tuple[ScenarioDeals, Fault | None]:
+    """`sample_job`, or when counting or dealing raised, the scenario without deals
+    (`failed_outcome`) and the fault: one scenario never stops the build."""
+    from deals.outcome import failed_outcome
+
+    try:
+        return sample_job(job), None
+    except Exception as exc:  # noqa: BLE001 - any bug in one scenario's counting or dealing
+        return failed_outcome(job.index, job.scenario.label, type(exc).__name__), caught(exc, job.page_id, job.index, Step.DEALING)
+
+
+def sample_jobs(jobs: Sequence[SampleJob]) -> list[tuple[ScenarioDeals, Fault | None]]:
     """A worker's share (see `schedule`): its jobs in order, in one process."""
-    return [sample_job(job) for job in jobs]
+    return [sample_job_isolated(job) for job in jobs]
 
 
 def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
@@ -67,12 +80,16 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     from deals.sampler import counting_cost
     from deals.symmetry import canonical
 
-    same: dict[CompiledScenario, list[int]] = {}
-    costs: dict[CompiledScenario, tuple[int, int, int]] = {}
+    same: dict[CompiledScenario | int, list[int]] = {}
+    costs: dict[CompiledScenario | int, tuple[int, int, int]] = {}
     for i, job in enumerate(jobs):
-        compiled = canonical(compile_scenario(job.scenario))
+        try:
+            compiled: CompiledScenario | int = canonical(compile_scenario(job.scenario))
+            cost = counting_cost(compiled)
+        except Exception:  # noqa: BLE001 - its own job meets the fault again, and reports it
+            compiled, cost = i, (0, 0, 0)
         same.setdefault(compiled, []).append(i)
-        costs[compiled] = counting_cost(compiled)
+        costs[compiled] = cost
     shares = [(costs[key], group[start : start + most]) for key, group in same.items() for start in range(0, len(group), max(1, most))]
     shares.sort(key=lambda share: share[0], reverse=True)  # stable: page order among equals
     return [indices for _, indices in shares]

@@ -54,3 +54,7 @@ class SyncReport:
             f"{self.deleted} removed, {self.unchanged} unchanged; {self.problems} with template problems; "
             f"{self.requests} API requests"
         )
+
+    def warning(self) -> str:
+        """What cron must hear of although the run went through: nothing, for a sync."""
+        return ""

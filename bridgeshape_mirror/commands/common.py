@@ -80,6 +80,9 @@ def exit_code_for(exc: Exception) -> ExitCode:
 class Report(Protocol):
     def summary(self) -> str: ...
 
+    #: What went wrong although the run published (a scenario that failed), or "".
+    def warning(self) -> str: ...
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -118,13 +121,19 @@ def run_locked(
 
 def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: float) -> ExitCode:
     """Log the line a cron mail is read from, and return the run's status. A success is
-    logged at info level (so -q, as cron runs it, mails nothing), a failure as an error."""
+    logged at info level (so -q, as cron runs it, mails nothing), a failure as an error, and
+    a success with a warning (a scenario that failed and was published without its deals)
+    as a warning: still exit 0, but -q prints it, so cron mails it."""
     if isinstance(outcome, Failure):
         cause = f": {outcome.cause}" if outcome.cause else ""
         log.error("%s: FAILED (exit %d %s)%s", command, outcome.code, outcome.code.name.lower(), cause)
         return outcome.code
     detail = "" if isinstance(outcome, ExitCode) else f"{outcome.summary()}; "
-    log.info("%s: ok: %sin %.1f s", command, detail, seconds)
+    warning = "" if isinstance(outcome, ExitCode) else outcome.warning()
+    if warning:
+        log.warning("%s: ok with WARNING: %s: %sin %.1f s", command, warning, detail, seconds)
+    else:
+        log.info("%s: ok: %sin %.1f s", command, detail, seconds)
     return ExitCode.OK
 
 
