@@ -11,7 +11,9 @@ import logging
 import textwrap
 from pathlib import Path
 
+import jsonschema
 import pytest
+from referencing import Registry, Resource
 
 import deals.double_dummy
 import deals.sampler
@@ -83,6 +85,10 @@ def check_the_others_published(out: Path) -> None:
 
 
 def check_failed_scenarios(out: Path, report, step: Step, error: str = "RuntimeError") -> None:
+    schemas = Path(__file__).resolve().parent.parent / "site_builder" / "schemas"
+    registry = Registry().with_resources((p.name, Resource.from_contents(json.loads(p.read_text()))) for p in schemas.glob("*.json"))
+    schema = json.loads((schemas / "deals.json").read_text())
+    jsonschema.Draft202012Validator(schema, registry=registry).validate(load(out, f"api/deals/{BROKEN_PAGE}.json"))
     doc = load(out, f"api/deals/{BROKEN_PAGE}.json")["scenarios"]
     assert [s["deals"] for s in doc] == [[], []]
     assert all(s["failed"] == INTERNAL_ERROR and s["error"] == error and s["probability_exact"] is False for s in doc)
