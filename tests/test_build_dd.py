@@ -25,7 +25,7 @@ from store.dd_tables import DDTables
 from store.state import StateStore
 from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
-from test_cli_sync import EXPORT
+from support.wiki_pages import EXPORT
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "site_builder" / "schemas"
 

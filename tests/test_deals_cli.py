@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
-import io
 import json
-import sys
 
 import pytest
 
 import dsl
-from bridgeshape_mirror.commands import deals as deals_command
 from bridgeshape_mirror.exit_codes import ExitCode
 from deals.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
 from deals.predicate import satisfies
 from store.version import VERSION
+from support.cli import parser, run
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
 TWO = SPLINTER + " // 1S-4H: opener S:5+ hcp:12-21; responder S:4+ H:0-1 Hhcp:0 hcp:10-15"
-
-
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="bridgeshape-mirror")
-    deals_command.register(p.add_subparsers(dest="command"))
-    return p
-
-
-def run(monkeypatch, *argv: str, stdin: str = "") -> tuple[int, bytes, str]:
-    out = io.BytesIO()
-    err = io.StringIO()
-    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding="utf-8"))
-    monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    args = parser().parse_args(["deals", *argv])
-    code = args.handler(args)
-    sys.stdout.flush()
-    return int(code), out.getvalue(), err.getvalue()
 
 
 def test_json_document(monkeypatch):

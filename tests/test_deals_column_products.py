@@ -24,7 +24,7 @@ from deals.rng import make_rng
 from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.tables import ALL_DEALS
-from test_deals_length_matrices import (
+from support.length_matrices_reference import (
     PRIME,
     REFERENCE_CASES,
     TAKE_OUT,

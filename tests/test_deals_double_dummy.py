@@ -215,7 +215,7 @@ TWO_SCENARIOS = "opener hcp:20-21 shape:balanced // opener S:6+ hcp:5-10"
 
 
 def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
-    from test_deals_cli import run
+    from support.cli import run
 
     from deals.pbn import iter_deal_strings
 

@@ -10,8 +10,8 @@ import pytest
 
 from bridgeshape_mirror.config import ConfigError, load
 from bridgeshape_mirror.exit_codes import ExitCode
-from test_cli_exit_codes import status
-from test_cli_sync import EXPORT
+from support.cli import status
+from support.wiki_pages import EXPORT
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 

@@ -670,7 +670,7 @@ def test_a_page_on_another_origin_gets_from_serve(browser, sample, tmp_path):
 
 
 def test_a_page_on_another_origin_gets_from_nginx(browser, sample, tmp_path):
-    from test_nginx_dropin import start_nginx, stop_nginx
+    from support.nginx import start_nginx, stop_nginx
 
     running = start_nginx(tmp_path / "prefix", sample, (sample / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
     try:

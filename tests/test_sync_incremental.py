@@ -13,7 +13,7 @@ from store.state import StateStore
 from sync.client import ClientSettings, WikiClient
 from sync.syncer import ApiSync, SyncSettings
 
-from fake_wiki import API, FakeWiki, convention_text
+from support.fake_wiki import API, FakeWiki, convention_text
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

@@ -341,8 +341,6 @@ def normalisation_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
     return cases
 
 
-
-
 @dataclass
 class Answer:
     status: int
