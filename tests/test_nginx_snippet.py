@@ -1,5 +1,6 @@
-"""The nginx snippet as text, no nginx needed: the template renders exactly the
-configuration that `tests/test_nginx_dropin.py` proves on a real nginx.
+"""The nginx snippet as text: the template renders exactly the configuration that
+`tests/test_nginx_dropin.py` proves on a real nginx (here only `nginx -t`, which takes
+milliseconds, checks the snippets for random namespace names; skipped without nginx).
 
 The golden files pin the snippet byte for byte. They were written by the string-building
 generator the template replaced (site_builder/nginx.py before issue 16), and rewritten

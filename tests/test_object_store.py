@@ -378,11 +378,13 @@ object_store.publish_folder(current_version(out), published_manifest(out), targe
 def _wrong_digests(client, bucket: str, local: dict[str, str]) -> list[str]:
     """The files of the local mirror the bucket does not hold as they are (by the digest
     each object carries)."""
+    from botocore.exceptions import ClientError
+
     wrong = []
     for path, digest in local.items():
         try:
             held = client.head_object(Bucket=bucket, Key=f"mirror/{path}")["Metadata"].get("sha256")
-        except Exception:
+        except ClientError:  # not in the bucket yet
             held = None
         if held != digest:
             wrong.append(path)
