@@ -272,7 +272,7 @@ def _unusable(name: str) -> str | None:
     return None
 
 
-def _unusable_file_prefix(canonical: str) -> str | None:
+def _unusable_file_prefix(canonical: str, for_url: bool) -> str | None:
     """Why no title file of the namespace `canonical` can be written by a rule, or None."""
     if not canonical:
         return "it is the main namespace's"
@@ -282,15 +282,19 @@ def _unusable_file_prefix(canonical: str) -> str | None:
         return "it is not Unicode text"
     if illegal_in_title(canonical):
         return "no title can hold it"
-    if not _fits(_prefix_value(canonical)):
+    if not _fits(_prefix_value(canonical, for_url)):
         return _TOO_LONG
     return None
 
 
-def _prefix_value(canonical: str) -> str:
+def _prefix_value(canonical: str, for_url: bool) -> str:
     """`set`'s value: the title file's prefix, `%` and `$` (which no nginx string can hold)
-    percent-encoded, for the decoding steps or the SSI include to turn back."""
-    return canonical.replace(" ", "_").replace("%", "%25").replace("$", "%24") + ":$1"
+    percent-encoded, for the decoding steps or the SSI include to turn back; `for_url` (a
+    bucket's URL, which the title goes to encoded): its non-ASCII characters too."""
+    prefix = canonical.replace(" ", "_").replace("%", "%25").replace("$", "%24")
+    if for_url:
+        prefix = "".join(c if c.isascii() else _escape_of(c) for c in prefix)
+    return prefix + ":$1"
 
 
 def _fits(text: str) -> bool:
@@ -301,7 +305,7 @@ def _left_out(name: str, why: str) -> str:
     return f"namespace name {json.dumps(name)} left out of the prefix rules: {why}"
 
 
-def _namespace_rules(namespaces: Mapping[str, Sequence[str]]) -> tuple[list[tuple[str, str]], list[str]]:
+def _namespace_rules(namespaces: Mapping[str, Sequence[str]], for_url: bool) -> tuple[list[tuple[str, str]], list[str]]:
     """(regex, value) that write a title's namespace prefix as the title file has it, and
     a note (one ASCII line) on each name left out of them: a title cannot start with it
     (`serve` finds no title by it either), or its rule would not fit in one nginx
@@ -309,7 +313,7 @@ def _namespace_rules(namespaces: Mapping[str, Sequence[str]]) -> tuple[list[tupl
     rules: list[tuple[str, str]] = []
     notes: list[str] = []
     for canonical, names in sorted(namespaces.items()):
-        why = _unusable_file_prefix(canonical)
+        why = _unusable_file_prefix(canonical, for_url)
         if why is not None:
             notes.append(_left_out(canonical, why))
             continue
@@ -326,11 +330,11 @@ def _namespace_rules(namespaces: Mapping[str, Sequence[str]]) -> tuple[list[tupl
         chunk: list[str] = []
         for pattern in sorted(patterns, key=lambda f: (-len(f), f)):
             if chunk and not _fits(_rule_regex([*chunk, pattern])):
-                rules.append((_rule_regex(chunk), _prefix_value(canonical)))
+                rules.append((_rule_regex(chunk), _prefix_value(canonical, for_url)))
                 chunk = []
             chunk.append(pattern)
         if chunk:
-            rules.append((_rule_regex(chunk), _prefix_value(canonical)))
+            rules.append((_rule_regex(chunk), _prefix_value(canonical, for_url)))
     return rules, notes
 
 
@@ -404,7 +408,7 @@ def render_snippet(
     for path in api_paths:
         if not path.startswith("/") or any(c in path for c in " ;{}'\"$"):
             raise ValueError(f"bad api path {path!r}")
-    namespace_rules, namespace_notes = _namespace_rules(namespaces or {})
+    namespace_rules, namespace_notes = _namespace_rules(namespaces or {}, for_url=origin is not None)
     return _template().render(
         root=root,
         origin=origin,

@@ -500,13 +500,49 @@ def test_pages_in_namespaces_of_any_name_are_served_as_serve_serves_them(tmp_pat
         for value in values:
             target = f"/api.php?action=bridgeshape&shapeaction=get&format=json&title={value}"
             wanted, answer = mf.fetch(live.url, target), mf.fetch(running.url, target)
-            if (answer.status, answer.json()) != (wanted.status, wanted.json()):
+            if (answer.status, answer.body) != (wanted.status, wanted.body):
                 problems.append(f"{value}: nginx {answer.status} {answer.body[:150]!r}, serve {wanted.status} {wanted.body[:150]!r}")
             if "shapeconstraints" in wanted.json():
                 found.add(wanted.json()["shapeconstraints"]["pageId"])
-        assert problems == []
+        assert problems == [], "\n".join(problems)
         assert found == {201, 202, 203, 205}  # not 204: MediaWiki allows no `{` in a title
         assert [line for line in running.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
+    finally:
+        stop_nginx(running.process)
+        live.shutdown()
+        live.server_close()
+
+
+def test_pages_in_namespaces_of_any_name_in_front_of_a_bucket(tmp_path: Path, s3_server: str, s3) -> None:
+    """The same spellings through nginx in front of a bucket (`origin`): the prefix written
+    with `%` and `$` encoded reaches the bucket encoded, which decodes it."""
+    from site_builder.object_store import BucketTarget, publish_folder
+
+    client, bucket = s3
+    client.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/*"}]}))
+    mirror = mf.build_mirror(tmp_path / "mirror", AWKWARD_PAGES, AWKWARD_SITE)
+    manifest = {str(p.relative_to(mirror)): hashlib.sha256(p.read_bytes()).hexdigest() for p in mirror.rglob("*") if p.is_file()}
+    publish_folder(mirror, manifest, BucketTarget.parse(f"s3://{bucket}/site", s3_server), tmp_path / "record.json")
+    (tmp_path / "root").mkdir()
+    namespaces = namespace_spellings(AWKWARD_SITE, {page.namespace for page in AWKWARD_PAGES})
+    snippet = dropin.render_snippet(origin=f"{s3_server}/{bucket}/site", namespaces=namespaces)
+    live = make_server(mirror, "127.0.0.1", 0)
+    thread = threading.Thread(target=live.serve_forever, daemon=True)
+    thread.start()
+    running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet)
+    try:
+        values = [value for page in AWKWARD_PAGES for value in mf.title_spellings(page.title).values()] + list(AWKWARD_SPELLINGS)
+        problems, found = [], set()
+        for value in values:
+            target = f"/api.php?action=bridgeshape&shapeaction=get&format=json&title={value}"
+            wanted, answer = mf.fetch(live.url, target), mf.fetch(running.url, target)
+            if (answer.status, answer.body) != (wanted.status, wanted.body):
+                problems.append(f"{value}: nginx {answer.status} {answer.body[:150]!r}, serve {wanted.status} {wanted.body[:150]!r}")
+            if "shapeconstraints" in wanted.json():
+                found.add(wanted.json()["shapeconstraints"]["pageId"])
+        assert problems == [], "\n".join(problems)
+        assert found == {201, 202, 203, 205}
     finally:
         stop_nginx(running.process)
         live.shutdown()

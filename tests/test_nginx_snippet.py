@@ -213,14 +213,17 @@ def _nginx() -> str:
 @settings(max_examples=25, deadline=None)
 @given(_NAMESPACES)
 def test_nginx_accepts_the_snippet_for_any_namespace_names(tmp_path_factory: pytest.TempPathFactory, namespaces: dict[str, tuple[str, ...]]) -> None:
-    prefix = tmp_path_factory.mktemp("nginx-t")
-    (prefix / "logs").mkdir()
-    (prefix / "snippet.conf").write_text(render_snippet(prefix, namespaces=namespaces), encoding="utf-8")
-    (prefix / "nginx.conf").write_text(
-        f"pid {prefix}/nginx.pid;\nerror_log {prefix}/logs/error.log warn;\nevents {{ worker_connections 16; }}\n"
-        f"http {{ server {{ listen 127.0.0.1:1; root {prefix}; include {prefix}/snippet.conf; }} }}\n",
-        encoding="utf-8",
-    )
-    check = subprocess.run([_nginx(), "-t", "-q", "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "logs/error.log")],
-                           capture_output=True, text=True, timeout=30)
-    assert check.returncode == 0 and "[warn]" not in check.stderr, check.stderr
+    """Both snippets: a mirror folder's, and one in front of a bucket (`origin`)."""
+    for options in ({}, {"origin": "http://127.0.0.1:9000/bucket/site"}):
+        prefix = tmp_path_factory.mktemp("nginx-t")
+        (prefix / "logs").mkdir()
+        mirror = None if options else prefix
+        (prefix / "snippet.conf").write_text(render_snippet(mirror, namespaces=namespaces, **options), encoding="utf-8")
+        (prefix / "nginx.conf").write_text(
+            f"pid {prefix}/nginx.pid;\nerror_log {prefix}/logs/error.log warn;\nevents {{ worker_connections 16; }}\n"
+            f"http {{ server {{ listen 127.0.0.1:1; root {prefix}; include {prefix}/snippet.conf; }} }}\n",
+            encoding="utf-8",
+        )
+        check = subprocess.run([_nginx(), "-t", "-q", "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "logs/error.log")],
+                               capture_output=True, text=True, timeout=30)
+        assert check.returncode == 0 and "[warn]" not in check.stderr, (options, check.stderr)
