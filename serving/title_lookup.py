@@ -47,6 +47,11 @@ def api_title(text: str, site: SiteInfo) -> str | None:
     return title
 
 
+def illegal_in_title(text: str) -> bool:
+    """`text` holds what no MediaWiki title may: a character, `%XX`, an entity, `~~~`."""
+    return _ILLEGAL.search(text) is not None
+
+
 def file_name(title: str) -> bytes:
     """The file of a normalised title below `api/get/title/`, without `.json`."""
     return title.replace(" ", "_").encode("utf-8")
