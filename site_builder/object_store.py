@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import logging
-import mimetypes
 import os
 import socket
 import time
@@ -42,9 +41,11 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from serving.file_types import media_type
 
 from .publish import PublishError
 
@@ -71,19 +72,6 @@ LOCK_CLOCK_SKEW = 900.0
 DEFAULT_MAX_AGE = 300
 #: The metadata key that holds an object's SHA-256.
 DIGEST_KEY = "sha256"
-
-#: `.ssi`: the nginx drop-in's error templates (`nginx/errors/`), JSON once nginx fills them,
-#: typed so that nginx in front of the bucket answers them as JSON.
-_TEXT_TYPES = {".json": "application/json", ".html": "text/html", ".css": "text/css", ".js": "text/javascript",
-               ".ssi": "application/json"}
-_EXTRA_TYPES = {
-    ".pbn": "application/x-bridge-pbn",
-    ".lin": "application/x-bridge-lin",
-    ".dlr": "text/plain",
-    ".tcl": "text/x-tcl",
-    ".conf": "text/plain",
-}
-
 
 class BucketError(PublishError):
     """The bucket could not be published to: the message names the bucket and the object."""
@@ -142,13 +130,6 @@ class BucketPublishResult:
     bytes_sent: int
     #: HEAD requests made to read digests the record did not have.
     checked: int
-
-
-def content_type(path: str) -> str:
-    suffix = PurePosixPath(path).suffix.lower()
-    if suffix in _TEXT_TYPES:
-        return _TEXT_TYPES[suffix] + "; charset=utf-8"
-    return _EXTRA_TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
 
 
 def make_client(target: BucketTarget) -> Any:
@@ -222,7 +203,7 @@ def publish_folder(
                     raise BucketError(f"cannot publish to {target}: cannot read the built file {path}: {exc}") from exc
                 try:
                     answer = client.put_object(
-                        Bucket=target.bucket, Key=key, Body=data, ContentType=content_type(path),
+                        Bucket=target.bucket, Key=key, Body=data, ContentType=media_type(path),
                         CacheControl=f"public, max-age={target.max_age}", Metadata={DIGEST_KEY: digest},
                     )
                 except errors as exc:

@@ -148,14 +148,14 @@ def test_dealing_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypa
 
 
 def test_rendering_that_raises_shows_the_page_without_its_deals(state, tmp_path, monkeypatch, caplog):
-    real = page_files._deals_json
+    real = page_files.deals_document
 
-    def rendering(a, outcomes, dd):
+    def rendering(a, outcomes):
         if a.page.page_id == BROKEN_PAGE and any(o.deals for o in outcomes):
             raise RuntimeError("injected: rendering")
-        return real(a, outcomes, dd)
+        return real(a, outcomes)
 
-    monkeypatch.setattr(page_files, "_deals_json", rendering)
+    monkeypatch.setattr(page_files, "deals_document", rendering)
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING):
         report = build_once(state, out)
@@ -165,7 +165,7 @@ def test_rendering_that_raises_shows_the_page_without_its_deals(state, tmp_path,
     assert len(traces(caplog)) == 1
 
     # Its files were made without the deals: never reused, so the next run renders them again.
-    monkeypatch.setattr(page_files, "_deals_json", real)
+    monkeypatch.setattr(page_files, "deals_document", real)
     again = build_once(state, out)
     assert again.faults == [] and dealt(out, BROKEN_PAGE) == [3, 3]
 

@@ -22,7 +22,8 @@ from deals.pbn import format_many
 from deals.probability import Probability
 from deals.rng import make_rng, page_rng
 from deals.sampler import ScenarioSampler
-from site_builder.sampling import SampleJob, pbn_file, sample_job
+from site_builder.page_files import pbn_file
+from site_builder.sampling import SampleJob, sample_job
 from store.version import VERSION
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"

@@ -22,13 +22,13 @@ import pytest
 from bridgeshape_mirror import cli
 from bridgeshape_mirror.exit_codes import ExitCode
 from site_builder.build import BuildSettings, build
+from serving.file_types import media_type
 from site_builder.object_store import (
     INDEX_DOCUMENTS,
     LOCK_KEY,
     BucketError,
     BucketLocked,
     BucketTarget,
-    content_type,
     make_client,
     publish_folder,
 )
@@ -59,12 +59,16 @@ def test_bad_bucket_urls_are_refused(url):
         BucketTarget.parse(url)
 
 
-def test_content_types():
-    assert content_type("api/list.json") == "application/json; charset=utf-8"
-    assert content_type("index.html") == "text/html; charset=utf-8"
-    assert content_type("deals/42.pbn") == "application/x-bridge-pbn"
-    assert content_type("x.unknownsuffix") == "application/octet-stream"
-    assert content_type("nginx/errors/missingtitle.ssi") == "application/json; charset=utf-8"
+def test_content_types_are_the_ones_serve_sends():
+    """One table (`serving.file_types`): an object's type is what `serve` answers for its file."""
+    from serving.static_files import content_type as served_type
+
+    paths = ["api/list.json", "index.html", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl",
+             "nginx/errors/missingtitle.ssi", "nginx/bridgeshape-api.conf", "style.css", "filter.js", "x.unknownsuffix"]
+    assert [media_type(p) for p in paths] == [served_type(Path(p)) for p in paths]
+    assert media_type("deals/42.pbn") == media_type("scripts/42/1.tcl") == "text/plain; charset=utf-8"
+    assert media_type("nginx/errors/missingtitle.ssi") == "application/json; charset=utf-8"
+    assert media_type("x.unknownsuffix") == "application/octet-stream"
 
 
 def test_options_for_a_bucket_are_checked_before_any_work(tmp_path, capsys):
