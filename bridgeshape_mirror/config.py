@@ -33,6 +33,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -237,6 +238,22 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
 }
 
 
+@functools.cache
+def upper_bounds() -> dict[str, tuple[int, str]]:
+    """The largest value each bounded number may take, and why, for its key and its flag
+    alike: past these a run would fail late (a seed SQLite cannot keep) or carry what no
+    page can (a convention page of 100,000 deals)."""
+    from serving.api_headers import MAX_AGE_LIMIT
+    from site_builder.build import DEALS_LIMIT
+    from store.history import SEED_LIMIT
+
+    return {
+        "deals": (DEALS_LIMIT, "deals per scenario a convention page carries; the deals command deals more"),
+        "seed": (SEED_LIMIT, "a seed is kept as a 64-bit integer"),
+        "max_age": (MAX_AGE_LIMIT, "a year"),
+    }
+
+
 def _check_values(values: dict[str, Any], path: str) -> None:
     """Each value of the file against the type of its Config field and its range, so `deals = "ten"`
     or `seed = 1.5` is a configuration error (exit 2), not a failure deep in a run."""
@@ -257,11 +274,10 @@ def _check_values(values: dict[str, Any], path: str) -> None:
             if value < bound or (value == bound and not allowed):
                 word = "0 or more" if allowed else "more than 0"
                 raise ConfigError(f"{where}{name} = {value!r} must be {word}")
-        if name == "max_age":
-            from serving.api_headers import MAX_AGE_LIMIT
-
-            if value > MAX_AGE_LIMIT:
-                raise ConfigError(f"{where}{name} = {value!r} must be at most {MAX_AGE_LIMIT} (a year)")
+        if name in upper_bounds() and value is not None:
+            bound, why = upper_bounds()[name]
+            if value > bound:
+                raise ConfigError(f"{where}{name} = {value!r:.40} must be at most {bound} ({why})")
 
 
 _TYPE_WORDS: dict[Any, str] = {

@@ -101,6 +101,12 @@ def _uncounted(done: int) -> None:
     pass
 
 
+#: The most deals per scenario a build publishes: every deal is a diagram with its table on
+#: the convention page (about 6 KB), and a page carries up to `dsl.limits`' 64 scenarios;
+#: more deals than this are for the `deals` command (docs/DECISIONS.md).
+DEALS_LIMIT = 200
+
+
 @dataclass(frozen=True)
 class BuildSettings:
     """The defaults here are the only ones: the CLI's configuration and help read them."""

@@ -10,7 +10,8 @@ import pytest
 
 from bridgeshape_mirror.config import ConfigError, load
 from bridgeshape_mirror.exit_codes import ExitCode
-from test_cli_exit_codes import status
+from site_builder.build import DEALS_LIMIT
+from test_cli_exit_codes import status, synced  # noqa: F401 (a fixture)
 from test_cli_sync import EXPORT
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
@@ -19,7 +20,8 @@ SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 @pytest.mark.parametrize(
     "line",
     ['deals = "ten"', "deals = -5", "seed = 1.5", "deals = true", 'out = 5', "max_retries = -3", "timeout = 0", 'timeout = "fast"',
-     "max_age = -1", "max_age = 31536001", 'max_age = "5m"', "max_age = 1.5"],
+     "max_age = -1", "max_age = 31536001", 'max_age = "5m"', "max_age = 1.5",
+     "deals = 201", "deals = 99999999999999999999", "seed = 100000000000000000000000000000", "seed = 9223372036854775808"],
 )
 def test_a_configuration_value_of_the_wrong_type_or_range_is_exit_2(tmp_path, capsys, line):
     section = {"max_retries": "sync", "timeout": "sync", "max_age": "serve"}.get(line.split()[0], "build")
@@ -29,6 +31,32 @@ def test_a_configuration_value_of_the_wrong_type_or_range_is_exit_2(tmp_path, ca
         load(str(config), {})
     assert status("build", "--config", str(config), "--state", str(tmp_path / "s.sqlite"), "-q") == ExitCode.USAGE
     assert "internal error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, option, bound",
+    [
+        (["build", "--deals", "100000"], "--deals", str(DEALS_LIMIT)),
+        (["update", "--deals", "99999999999999999999"], "--deals", str(DEALS_LIMIT)),
+        (["build", "--seed", "99999999999999999999"], "--seed", "9223372036854775807"),
+        (["update", "--seed", "9223372036854775808"], "--seed", "9223372036854775807"),
+        (["deals", "opener hcp:12+", "--seed", "99999999999999999999"], "--seed", "9223372036854775807"),
+        (["deals", "opener hcp:12+", "--count", "99999999999999999999"], "--count", "1000000000"),
+    ],
+)
+def test_a_number_past_its_upper_bound_is_exit_2_naming_the_option_and_the_bound(tmp_path, capsys, argv, option, bound):
+    place = ["--state", str(tmp_path / "s.sqlite"), "-q"] if argv[0] != "deals" else []
+    assert status(*argv, *place) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert f"argument {option}: must be at most {bound} (" in err and "internal error" not in err
+
+
+def test_the_largest_seed_builds_and_deals(synced, tmp_path, capsys):
+    top = str(2**63 - 1)
+    assert status("build", "--state", str(synced), "--out", str(tmp_path / "out"), "--deals", "1", "--seed", top, "--no-dd", "-q") == 0
+    assert status("deals", "opener hcp:12+", "--count", "1", "--seed", top) == ExitCode.OK
+    assert status("deals", "opener hcp:12+", "--count", "1", "--seed", str(2**63)) == ExitCode.USAGE
+    assert "must be at most" in capsys.readouterr().err
 
 
 def test_good_values_still_load(tmp_path):

@@ -132,7 +132,9 @@ def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: f
 def _defaults() -> dict[str, object]:
     from ..config import Config
 
-    return vars(Config())
+    from ..config import upper_bounds
+
+    return {**vars(Config()), **{f"{name}_limit": bound for name, (bound, _) in upper_bounds().items()}}
 
 
 class HelpWithDefaults(argparse.HelpFormatter):
@@ -157,6 +159,28 @@ def non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
+
+
+def at_most(text: str, limit: int, why: str) -> int:
+    """An integer of 0 to `limit`; the message says why there is a bound."""
+    value = non_negative(text)
+    if value > limit:
+        raise argparse.ArgumentTypeError(f"must be at most {limit} ({why}), not {text:.40}")
+    return value
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, 0 to what the state store keeps (`config.upper_bounds`)."""
+    from ..config import upper_bounds
+
+    return at_most(text, *upper_bounds()["seed"])
+
+
+def deals_per_scenario(text: str) -> int:
+    """An argparse type: the build's deals per scenario, 0 to what a page carries (`config.upper_bounds`)."""
+    from ..config import upper_bounds
+
+    return at_most(text, *upper_bounds()["deals"])
 
 
 def positive(text: str) -> int:
