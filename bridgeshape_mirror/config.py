@@ -194,6 +194,14 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
+    from sync.errors import BadSetting
+    from sync.settings import check_contact, check_names
+
+    try:  # for every command: one file serves sync, build and update alike
+        check_contact(config.contact)
+        check_names(config.template, config.parameter)
+    except BadSetting as exc:
+        raise ConfigError(str(exc)) from exc
     if config.lang is not None:
         config.lang = checked_language(config.lang)
     if is_bucket_url(config.out):

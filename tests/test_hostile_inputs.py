@@ -59,6 +59,31 @@ def test_the_largest_seed_builds_and_deals(synced, tmp_path, capsys):
     assert "must be at most" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ('contact = "ops@example.org\\r\\nX-Injected: 1"', "contact"),
+        ('contact = "ops@example.org\\n"', "contact"),
+        ('contact = "ops\\u0000@example.org"', "contact"),
+        ('template = ""', "template"),
+        ('template = " _\\t"', "template"),
+        ('parameter = "  "', "parameter"),
+    ],
+)
+def test_a_contact_that_cannot_be_a_header_or_a_blank_name_is_exit_2_naming_the_key(tmp_path, capsys, line, key):
+    config = tmp_path / "mirror.toml"
+    config.write_text(f'[wiki]\n{line}\n', encoding="utf-8")
+    # An API on a port nothing listens on: refused before any request, whatever the source.
+    api = ["--api", "http://127.0.0.1:9/w/api.php"]
+    for source in (api, ["--dump", str(SAMPLE)]):
+        assert status("sync", "--config", str(config), *source, "--state", str(tmp_path / "s.sqlite"), "-q") == ExitCode.USAGE
+        err = capsys.readouterr().err
+        assert f"{key} = " in err and "internal error" not in err
+    assert status("build", "--config", str(config), "--state", str(tmp_path / "s.sqlite"), "-q") == ExitCode.USAGE
+    assert f"{key} = " in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [config]  # refused before the lock and the store
+
+
 def test_good_values_still_load(tmp_path):
     config = tmp_path / "mirror.toml"
     config.write_text("[sync]\ntimeout = 30\nmax_retries = 0\ndeadline = 1.5\n[build]\ndeals = 0\nseed = 7\n", encoding="utf-8")

@@ -29,7 +29,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     from site_builder.object_store import BucketLocked
     from site_builder.publish import PublishError
     from store.errors import LockHeld, StateError, SuspiciousChange
-    from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
+    from sync.errors import BadSetting, BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
     from deals.errors import NotExpressible
     from dsl.language import UnknownLanguage
@@ -40,7 +40,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
         ((LockHeld, BucketLocked), ExitCode.LOCKED),
         (SuspiciousChange, ExitCode.REFUSED),
         ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-        ((ConfigError, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
+        ((ConfigError, BadSetting, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
         ((DumpError, NotExpressible), ExitCode.INVALID),
         (StateError, ExitCode.STATE_ERROR),
         (PublishError, ExitCode.BUILD_ERROR),
