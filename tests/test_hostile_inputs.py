@@ -84,6 +84,28 @@ def test_a_contact_that_cannot_be_a_header_or_a_blank_name_is_exit_2_naming_the_
     assert list(tmp_path.iterdir()) == [config]  # refused before the lock and the store
 
 
+def test_an_export_page_with_a_title_past_255_bytes_is_refused_and_the_others_synced(tmp_path, capsys):
+    text = SAMPLE.read_text(encoding="utf-8")
+    assert text.count("<title>Apertura 1SA</title>") == 1
+    export = tmp_path / "export.xml"
+    export.write_text(text.replace("<title>Apertura 1SA</title>", f"<title>{'Apertura 1SA ' * 160_000}</title>"), encoding="utf-8")
+    state = tmp_path / "s.sqlite"
+    assert status("sync", "--dump", str(SAMPLE), "--state", str(tmp_path / "whole.sqlite"), "-q") == ExitCode.OK
+    assert status("sync", "--dump", str(export), "--state", str(state), "-v") == ExitCode.OK
+    err = capsys.readouterr().err
+    assert "WARNING page " in err and " not synced: its title is 2,080,000 bytes of UTF-8, more than MediaWiki's 255" in err
+    assert "1 refused: page " in err
+    from store.state import StateStore
+
+    with StateStore(tmp_path / "whole.sqlite") as whole, StateStore(state) as store:
+        assert "Apertura 1SA" in {p.title for p in whole.pages()}
+        expected = {p.page_id: p.title for p in whole.pages() if p.title != "Apertura 1SA"}
+        assert {p.page_id: p.title for p in store.pages()} == expected and len(expected) > 5
+    out = tmp_path / "out"
+    assert status("build", "--state", str(state), "--out", str(out), "--deals", "0", "-q") == ExitCode.OK
+    assert max(f.stat().st_size for f in out.rglob("*") if f.is_file()) < 1_000_000
+
+
 def test_good_values_still_load(tmp_path):
     config = tmp_path / "mirror.toml"
     config.write_text("[sync]\ntimeout = 30\nmax_retries = 0\ndeadline = 1.5\n[build]\ndeals = 0\nseed = 7\n", encoding="utf-8")
