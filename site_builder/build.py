@@ -531,9 +531,10 @@ def _broken_views(
     views = {}
     for row in broken:
         a = by_id[row["pageId"]]
+        assert a.current is not None  # a broken row's page has a value
         views[row["pageId"]] = BrokenView(
             links.diff(a.page.title, row["brokenSince"]["revid"]),
-            local_errors(row["raw"], lang),
+            local_errors(a.current.raw, lang),  # the whole value: the row's is cut (`shown_raw`)
             tuple((s.label, sentence(s, lang)) for s in a.scenarios),
         )
     return views

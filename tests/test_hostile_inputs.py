@@ -106,6 +106,30 @@ def test_an_export_page_with_a_title_past_255_bytes_is_refused_and_the_others_sy
     assert max(f.stat().st_size for f in out.rglob("*") if f.is_file()) < 1_000_000
 
 
+def test_a_broken_page_s_raw_text_is_shown_cut_to_the_dsl_limit_in_the_report(tmp_path):
+    import json
+
+    from dsl.limits import LIMITS
+
+    export = tmp_path / "export.xml"
+    long_value = "opener H:5+ " + "hcp:12+ " * 250_000  # 2 MB, past the DSL's 20,000 characters
+    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", long_value), encoding="utf-8")
+    state, out = tmp_path / "s.sqlite", tmp_path / "out"
+    assert status("sync", "--dump", str(export), "--state", str(state), "-q") == ExitCode.OK
+    assert status("build", "--state", str(state), "--out", str(out), "--deals", "0", "--lang", "it", "-q") == ExitCode.OK
+    report = json.loads((out / "report/report.json").read_text(encoding="utf-8"))
+    [row] = report["broken"]
+    left_out = len(long_value.strip()) - LIMITS.characters
+    assert row["raw"] == long_value.strip()[: LIMITS.characters] + f" [\u2026 {left_out:,} more characters not shown]"
+    assert [e["code"] for e in row["errors"]] == ["limit-exceeded"] and row["errors"][0]["offset"] == LIMITS.characters
+    html = (out / "report/index.html").read_text(encoding="utf-8")
+    assert f"{left_out:,} more characters not shown" in html
+    assert html.count("hcp:12+") < LIMITS.characters and len(html.encode("utf-8")) < 200_000
+    # The errors in the site's language are the whole value's, not the shown text's.
+    whole = f"{len(long_value.strip()):,}".replace(",", ".")
+    assert f"Il testo è lungo {whole} caratteri" in html
+
+
 def test_good_values_still_load(tmp_path):
     config = tmp_path / "mirror.toml"
     config.write_text("[sync]\ntimeout = 30\nmax_retries = 0\ndeadline = 1.5\n[build]\ndeals = 0\nseed = 7\n", encoding="utf-8")
