@@ -33,7 +33,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -246,20 +245,43 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
 }
 
 
-@functools.cache
-def upper_bounds() -> dict[str, tuple[int, str]]:
-    """The largest value each bounded number may take, and why, for its key and its flag
-    alike: past these a run would fail late (a seed SQLite cannot keep) or carry what no
-    page can (a convention page of 100,000 deals)."""
-    from serving.api_headers import MAX_AGE_LIMIT
+def _deals_bound() -> tuple[int, str]:
     from site_builder.build import DEALS_LIMIT
+
+    return DEALS_LIMIT, "deals per scenario a convention page carries; the deals command deals more"
+
+
+def _seed_bound() -> tuple[int, str]:
     from store.history import SEED_LIMIT
 
-    return {
-        "deals": (DEALS_LIMIT, "deals per scenario a convention page carries; the deals command deals more"),
-        "seed": (SEED_LIMIT, "a seed is kept as a 64-bit integer"),
-        "max_age": (MAX_AGE_LIMIT, "a year"),
-    }
+    return SEED_LIMIT, "a seed is kept as a 64-bit integer"
+
+
+def _max_age_bound() -> tuple[int, str]:
+    from serving.api_headers import MAX_AGE_LIMIT
+
+    return MAX_AGE_LIMIT, "a year"
+
+
+#: The largest value each bounded number may take, and why, for its key and its flag alike:
+#: past these a run would fail late (a seed SQLite cannot keep) or carry what no page can (a
+#: convention page of 100,000 deals). Each read from its module when asked: `deals --seed`
+#: must not import the build.
+_UPPER_BOUNDS: dict[str, Callable[[], tuple[int, str]]] = {
+    "deals": _deals_bound,
+    "seed": _seed_bound,
+    "max_age": _max_age_bound,
+}
+
+
+def upper_bound(name: str) -> tuple[int, str]:
+    """(bound, why) of the number `name`, a Config field that has one."""
+    return _UPPER_BOUNDS[name]()
+
+
+def upper_bounds() -> dict[str, int]:
+    """Every bound, by field name (for the help texts)."""
+    return {name: bound()[0] for name, bound in _UPPER_BOUNDS.items()}
 
 
 def _check_values(values: dict[str, Any], path: str) -> None:
@@ -282,8 +304,8 @@ def _check_values(values: dict[str, Any], path: str) -> None:
             if value < bound or (value == bound and not allowed):
                 word = "0 or more" if allowed else "more than 0"
                 raise ConfigError(f"{where}{name} = {value!r} must be {word}")
-        if name in upper_bounds() and value is not None:
-            bound, why = upper_bounds()[name]
+        if name in _UPPER_BOUNDS and value is not None:
+            bound, why = upper_bound(name)
             if value > bound:
                 raise ConfigError(f"{where}{name} = {value!r:.40} must be at most {bound} ({why})")
 

@@ -75,9 +75,9 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
 
 def max_age(text: str) -> int:
     """A --max-age value: whole seconds, 0 to a year."""
-    from ..config import upper_bounds
+    from ..config import upper_bound
 
-    return at_most(text, *upper_bounds()["max_age"])
+    return at_most(text, *upper_bound("max_age"))
 
 
 def build_with(config: Config) -> BuildReport:

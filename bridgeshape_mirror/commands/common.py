@@ -134,7 +134,7 @@ def _defaults() -> dict[str, object]:
 
     from ..config import upper_bounds
 
-    return {**vars(Config()), **{f"{name}_limit": bound for name, (bound, _) in upper_bounds().items()}}
+    return {**vars(Config()), **{f"{name}_limit": bound for name, bound in upper_bounds().items()}}
 
 
 class HelpWithDefaults(argparse.HelpFormatter):
@@ -170,17 +170,17 @@ def at_most(text: str, limit: int, why: str) -> int:
 
 
 def seed(text: str) -> int:
-    """An argparse type: a seed, 0 to what the state store keeps (`config.upper_bounds`)."""
-    from ..config import upper_bounds
+    """An argparse type: a seed, 0 to what the state store keeps (`config.upper_bound`)."""
+    from ..config import upper_bound
 
-    return at_most(text, *upper_bounds()["seed"])
+    return at_most(text, *upper_bound("seed"))
 
 
 def deals_per_scenario(text: str) -> int:
-    """An argparse type: the build's deals per scenario, 0 to what a page carries (`config.upper_bounds`)."""
-    from ..config import upper_bounds
+    """An argparse type: the build's deals per scenario, 0 to what a page carries (`config.upper_bound`)."""
+    from ..config import upper_bound
 
-    return at_most(text, *upper_bounds()["deals"])
+    return at_most(text, *upper_bound("deals"))
 
 
 def positive(text: str) -> int:
