@@ -130,9 +130,7 @@ def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: f
 
 @cache
 def _defaults() -> dict[str, object]:
-    from ..config import Config
-
-    from ..config import upper_bounds
+    from ..config import Config, upper_bounds
 
     return {**vars(Config()), **{f"{name}_limit": bound for name, bound in upper_bounds().items()}}
 
