@@ -65,7 +65,6 @@ class SyncSettings:
         return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
 
 
-
 def check_contact(contact: str) -> None:
     """`BadSetting` unless `contact` can go into the User-Agent header as it is."""
     if not set(contact) <= _HEADER_CHARACTERS:
