@@ -102,6 +102,12 @@ def _uncounted(done: int) -> None:
     pass
 
 
+#: The most deals per scenario a build publishes: every deal is a diagram with its table on
+#: the convention page (about 6 KB), and a page carries up to `dsl.limits`' 64 scenarios;
+#: more deals than this are for the `deals` command (docs/DECISIONS.md).
+DEALS_LIMIT = 200
+
+
 @dataclass(frozen=True)
 class BuildSettings:
     """The defaults here are the only ones: the CLI's configuration and help read them."""
@@ -559,9 +565,10 @@ def _broken_views(
     views = {}
     for row in broken:
         a = by_id[row["pageId"]]
+        assert a.current is not None  # a broken row's page has a value
         views[row["pageId"]] = BrokenView(
             links.diff(a.page.title, row["brokenSince"]["revid"]),
-            local_errors(row["raw"], lang),
+            local_errors(a.current.raw, lang),  # the whole value: the row's is cut (`shown_raw`)
             tuple((s.label, sentence(s, lang)) for s in a.scenarios),
         )
     return views

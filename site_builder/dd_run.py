@@ -11,7 +11,8 @@ the machine's load), so the budget is passed only when a batch takes more than t
 estimate; a batch is never cut short (DDS cannot be stopped midway).
 
 A deal DDS fails on is logged and published without `dd`; it has no row, so the next run
-tries it again. DDS that cannot be loaded at all is one warning, and the build goes on.
+tries it again; a damaged row is dropped when it is read (`DDTables.find`), and its deal
+waits here like any other. DDS that cannot be loaded at all is one warning, and the build goes on.
 """
 
 from __future__ import annotations

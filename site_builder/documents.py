@@ -11,6 +11,7 @@ from typing import Any
 import dsl
 from deals.outcome import ScenarioDeals, deals_with_boards
 from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SEAT_ROLE
+from dsl.limits import LIMITS
 from dsl.model import Role
 from dsl.render import error_json
 
@@ -81,6 +82,14 @@ def deals_document(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> dict[str, 
     }
 
 
+def shown_raw(raw: str) -> str:
+    """A broken page's raw text as the report shows it: no more than the DSL reads
+    (`dsl.limits`; a longer one has one error, at the cut), then how much was left out."""
+    if len(raw) <= LIMITS.characters:
+        return raw
+    return f"{raw[: LIMITS.characters]} [\u2026 {len(raw) - LIMITS.characters:,} more characters not shown]"
+
+
 def report_document(
     pages: list[PageAnalysis],
     deals: dict[int, list[ScenarioDeals]],
@@ -104,7 +113,7 @@ def report_document(
                     "timestamp": page.timestamp,
                     "brokenSince": {"revid": a.history.broken_revid, "timestamp": a.history.broken_since},
                     "servingRevid": a.served_revid,
-                    "raw": a.current.raw,
+                    "raw": shown_raw(a.current.raw),
                     "errors": [error_json(e) for e in a.current.errors],
                 }
             )

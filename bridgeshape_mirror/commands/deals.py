@@ -12,11 +12,22 @@ from typing import TYPE_CHECKING
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
-from .common import chosen_scenarios, non_negative, positive
+from .common import at_most, chosen_scenarios, positive, seed
 
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
     from deals.pbn import PbnTag
+
+
+#: The most deals per scenario one run writes: deals are streamed, so this bounds the run's
+#: time and output, not its memory; it is far above any use, and below it `--count` with a
+#: number of 20 digits is refused at once rather than left to run for ever.
+COUNT_LIMIT = 10**9
+
+
+def count(text: str) -> int:
+    """An argparse type: deals per scenario, 0 to `COUNT_LIMIT`."""
+    return at_most(text, COUNT_LIMIT, "deals per scenario in one run")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,9 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
     parser.add_argument("--scenario", type=positive, metavar="N", help="deal only scenario N (counting from 1)")
-    parser.add_argument("--count", type=non_negative, default=10, metavar="N", help="deals per scenario (default 10)")
     parser.add_argument(
-        "--seed", type=non_negative, default=0, metavar="S",
+        "--count", type=count, default=10, metavar="N", help=f"deals per scenario, at most {COUNT_LIMIT:,} (default 10)"
+    )
+    parser.add_argument(
+        "--seed", type=seed, default=0, metavar="S",
         help="random seed (default 0); the same DSL, count and seed give the same deals",
     )
     parser.add_argument("--format", choices=tuple(FORMATS), default="json", help="output format (default json)")
