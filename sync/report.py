@@ -64,5 +64,5 @@ class SyncReport:
         )
 
     def warning(self) -> str:
-        """What cron must hear of although the run went through: nothing, for a sync."""
-        return ""
+        """What cron must hear of although the run went through: the pages refused."""
+        return f"{len(self.refused)} pages refused (see the log)" if self.refused else ""
