@@ -112,6 +112,18 @@ def test_streamed_scenarios_write_the_document_of_the_same_deals_held(name, batc
     assert [s.outcome for s in streams] == [dataclasses.replace(o, deals=()) for o in held]
 
 
+def test_streamed_pbn_games_no_byte_table_may_hold_are_written_one_by_one(monkeypatch):
+    """A chunk of boards `PbnExportWriter.takes_rows` refuses is written game by game: the
+    same bytes (the deals command's rows and frames are always plain, so it is forced here)."""
+    streams, held = _scenario_streams([[10_001, 7], [3], [1, 9_999]])
+    whole = io.BytesIO()
+    write_all(open_writer("pbn", whole), held)
+    monkeypatch.setattr(PbnExportWriter, "takes_rows", staticmethod(lambda frames, rows: len(rows) % 2 == 0))
+    out = io.BytesIO()
+    open_writer("pbn", out).streamed(streams)
+    assert out.getvalue() == whole.getvalue()
+
+
 def test_boards_in_order_read_each_scenario_a_batch_ahead_at_most():
     """PBN and LIN take the scenarios in turn: a chunk of boards is written once every
     scenario has its next deals, so each scenario's batches are read as the boards need them."""
