@@ -20,7 +20,7 @@ its log; `failed_outcome`) has no deals, `"probability": 0`, `"probability_exact
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -147,28 +147,31 @@ def deals_with_boards(outcomes: Sequence[ScenarioDeals]) -> list[dict[str, Any]]
     return out
 
 
-def deal_outcome(
-    scenario: Scenario, index: int, count: int, rng: Rng, stream: Callable[[np.ndarray], None] | None = None
-) -> ScenarioDeals:
+def deal_outcome(scenario: Scenario, index: int, count: int, rng: Rng) -> ScenarioDeals:
     """`count` deals of `scenario` (its number `index`) drawn with `rng`, and its probability;
-    an unsatisfiable or too rare scenario gets its reason instead.
-
-    With `stream`, each batch of deals goes to it as drawn, as a `(rows, 52)` seat-of-card
-    array, and the outcome holds no deals: so the `deals` command writes 100,000 of them with
-    one batch in memory at a time. The sampler raises only before its first batch, so a
-    scenario that streamed deals is never a failed one."""
-    from .errors import TooRare, Unsatisfiable
+    an unsatisfiable or too rare scenario gets its reason instead."""
     from .pbn import format_many
-    from .sampler import ScenarioSampler
 
     deals: list[str] = []
+    batches = dealing(scenario, index, count, rng)
+    while True:
+        try:
+            deals.extend(format_many(next(batches)))
+        except StopIteration as done:
+            return replace(done.value, deals=tuple(deals))
+
+
+def dealing(scenario: Scenario, index: int, count: int, rng: Rng) -> Generator[np.ndarray, None, ScenarioDeals]:
+    """`deal_outcome` a batch at a time: yields the deals as drawn, `(rows, 52)` seat-of-card
+    arrays, and returns the outcome, which holds none of them (so the `deals` command writes
+    100 M deals with one batch of each scenario in memory). The sampler raises only before
+    its first batch: a scenario that yields a batch gives all `count` deals."""
+    from .errors import TooRare, Unsatisfiable
+    from .sampler import ScenarioSampler
+
     try:
         sampler = ScenarioSampler(scenario)
-        for batch in sampler.batches(count, rng):
-            if stream is None:
-                deals.extend(format_many(batch))
-            else:
-                stream(batch)
+        yield from sampler.batches(count, rng)
         # After the deals: an estimate may use the draws made for them.
         probability = sampler.estimate_probability(rng)
     except Unsatisfiable as exc:
@@ -177,4 +180,4 @@ def deal_outcome(
         return ScenarioDeals(index, scenario.label, (), Probability(0, None, 0, exc.upper_bound), too_rare=exc.reason)
     # The number of draws behind an estimate is not published; without it, the outcome read
     # back from its JSON equals this one.
-    return ScenarioDeals(index, scenario.label, tuple(deals), replace(probability, draws=0))
+    return ScenarioDeals(index, scenario.label, (), replace(probability, draws=0))

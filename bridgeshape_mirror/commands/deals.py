@@ -5,7 +5,6 @@ as boards numbered 1..n that take the scenarios in turn (`deals.boards`)."""
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,10 @@ from .common import at_most, chosen_scenarios, positive, seed
 
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
+    from deals.formats import DealsWriter
+    from deals.outcome import ScenarioDeals
     from deals.pbn import PbnTag
+    from dsl.model import Scenario
 
 
 #: The most deals per scenario one run writes: deals are streamed, so this bounds the run's
@@ -110,29 +112,48 @@ def run(args: argparse.Namespace) -> ExitCode:
     scenarios, _ = chosen
 
     from deals.formats import open_writer
-    from deals.outcome import deal_outcome
     from deals.rng import make_rng
 
     out = sys.stdout.buffer
     dd = _DoubleDummy() if args.dd else None
     writer = open_writer(args.format, out, tool=_tool, seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {}))
+    if dd:
+        return _held(writer, scenarios, args.count, args.seed, dd)
+    from deals.formats.stream import open_streams
+
+    # Every scenario to its first batch (or why it has none) before a byte is written: the
+    # boards' numbers depend on which scenarios have deals.
+    streams = open_streams(scenarios, args.count, [make_rng(args.seed, index) for index, _ in scenarios])
+    failed = [s.failed for s in streams if s.failed]
+    for outcome in failed:
+        _say_no_deals(outcome)
+    writer.streamed(streams)
+    out.flush()
+    return ExitCode.INVALID if failed else ExitCode.OK
+
+
+def _held(writer: DealsWriter, scenarios: list[tuple[int, Scenario]], count: int, seed: int, dd: _DoubleDummy) -> ExitCode:
+    """With --dd each scenario is dealt whole, then solved in DDS's batches, then written."""
+    from deals.outcome import deal_outcome
+    from deals.rng import make_rng
+
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:
-        # With --dd a scenario is dealt whole, then solved in DDS's batches, then written.
-        stream = None if dd else functools.partial(writer.deals, index, scenario.label)
-        outcome = deal_outcome(scenario, index, args.count, make_rng(args.seed, index), stream)
-        if dd:
-            dd.solve(outcome.deals)
+        outcome = deal_outcome(scenario, index, count, make_rng(seed, index))
+        dd.solve(outcome.deals)
         if outcome.no_deals_reason:
-            out.flush()  # the deals so far before the message, in a terminal
-            name = f"scenario {index}" + (f" ({scenario.label})" if scenario.label else "")
-            if outcome.unsatisfiable:
-                print(f"{name} is unsatisfiable: {outcome.unsatisfiable}", file=sys.stderr)
-            else:  # too rare: not proved empty, and no deal found either
-                print(f"{name}: {outcome.too_rare}", file=sys.stderr)
+            _say_no_deals(outcome)
             status = ExitCode.INVALID
         writer.scenario(outcome)
     writer.end()
-    out.flush()
+    sys.stdout.buffer.flush()
     return status
+
+
+def _say_no_deals(outcome: ScenarioDeals) -> None:
+    name = f"scenario {outcome.index}" + (f" ({outcome.label})" if outcome.label else "")
+    if outcome.unsatisfiable:
+        print(f"{name} is unsatisfiable: {outcome.unsatisfiable}", file=sys.stderr)
+    else:  # too rare: not proved empty, and no deal found either
+        print(f"{name}: {outcome.too_rare}", file=sys.stderr)
