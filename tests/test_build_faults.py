@@ -103,11 +103,8 @@ def check_failed_scenarios(out: Path, report, step: Step, error: str = "RuntimeE
     assert {(f.page_id, f.step) for f in report.faults} == {(BROKEN_PAGE, step)}
 
 
-def build_once(state: Path, out: Path, dd_budget: float = 0):
-    return build(state, BuildSettings(out=out, deals=3, dd_budget=dd_budget))
-
-
-def test_a_count_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypatch, caplog):
+def fail_counting(monkeypatch):
+    """The sampler's count raises for the broken page's scenarios; returns the real one."""
     real = deals.sampler.ScenarioSampler.__init__
 
     def counting(self, scenario, *args, **kwargs):
@@ -116,6 +113,15 @@ def test_a_count_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypa
         real(self, scenario, *args, **kwargs)
 
     monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", counting)
+    return real
+
+
+def build_once(state: Path, out: Path, dd_budget: float = 0):
+    return build(state, BuildSettings(out=out, deals=3, dd_budget=dd_budget))
+
+
+def test_a_count_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypatch, caplog):
+    real = fail_counting(monkeypatch)
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING):
         report = build_once(state, out)
@@ -221,14 +227,7 @@ def test_a_pages_tables_that_raise_leave_that_page_without_them(state, tmp_path,
 
 
 def test_the_cli_exits_0_with_a_warning_line_that_quiet_still_prints(state, tmp_path, monkeypatch, capsys):
-    real = deals.sampler.ScenarioSampler.__init__
-
-    def counting(self, scenario, *args, **kwargs):
-        if is_broken_page(scenario):
-            raise RuntimeError("injected: counting")
-        real(self, scenario, *args, **kwargs)
-
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", counting)
+    fail_counting(monkeypatch)
     status = main(["build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "3", "--no-dd", "-q"])
     err = capsys.readouterr().err
     assert status == 0
@@ -246,14 +245,7 @@ def test_a_workers_share_goes_on_past_a_job_that_raises(monkeypatch):
     from bridgeshape_mirror import dsl
     from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job, sample_jobs
 
-    real = deals.sampler.ScenarioSampler.__init__
-
-    def counting(self, scenario, *args, **kwargs):
-        if is_broken_page(scenario):
-            raise RuntimeError("injected: counting")
-        real(self, scenario, *args, **kwargs)
-
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", counting)
+    fail_counting(monkeypatch)
     jobs = [SampleJob(dsl.parse_scenarios(PAGES[pid][1])[0], pid, pid * 10, 1, 2, 0) for pid in PAGES]
     results = pickle.loads(pickle.dumps(sample_jobs(jobs)))
     (first, none1), (failed, fault), (last, none3) = results
