@@ -23,9 +23,10 @@ from support.mirror import intact
 
 pytestmark = pytest.mark.slow
 
-#: Pages of three scenarios each: far past PARALLEL_FROM, so the pool is used.
-PAGES = 60
-DEALS = 20_000  # each job deals for a while, so the build is caught dealing
+#: Pages of three scenarios each: far past PARALLEL_FROM, so the pool is used, and enough of
+#: them at the most deals a scenario may have that the build is caught dealing.
+PAGES = 400
+DEALS = build_module.DEALS_LIMIT
 
 
 def make_state(path: Path, revid: int) -> None:
