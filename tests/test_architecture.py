@@ -51,7 +51,7 @@ def test_the_table_lists_the_rooms_in_this_order():
 
 def test_the_check_sees_an_upward_import(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("import os\nfrom bridgeshape_mirror.site_builder.layout import LIST\nimport bridgeshape_mirror.deals.rng\n", encoding="utf-8")
+    module.write_text("import os\nfrom bridgeshape_mirror.site_builder.layout import LIST\nimport bridgeshape_mirror.deals.drawing.rng\n", encoding="utf-8")
     assert imported_rooms(module) == {"site_builder", "deals"}
 
 
@@ -77,3 +77,91 @@ def test_the_readmes_exit_statuses_are_the_exit_codes():
     table = readme[readme.index("## Exit statuses") :].split("\n## ")[0]
     rows = re.findall(r"^\| (\d+) \| `(\w+)` \|", table, flags=re.MULTILINE)
     assert [(int(status), name) for status, name in rows] == [(int(code), code.name) for code in ExitCode]
+
+
+#: The sub-packages of deals/, in order: each imports only those before it, and the modules
+#: at deals/'s top that all share (`errors`, `probability`); the modules above them (the
+#: outcome, double dummy, formats, scripts) may import any.
+DEALS_ORDER = ("boards", "rules", "counting", "drawing")
+DEALS_BASE = ("errors", "probability")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts if parts[0] == PACKAGE else [PACKAGE, *parts])
+
+
+def _library_modules() -> dict[str, Path]:
+    return {_module_name(path): path for room in ROOMS for path in (ROOT / room).rglob("*.py")}
+
+
+def runtime_imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
+    """The library's modules that `path` (module `name`) imports when it runs: at its top and
+    inside its functions, not under `TYPE_CHECKING` (annotations only)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(node) for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for node in ast.walk(block)
+    }
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                found.add(f"{module}.{alias.name}" if f"{module}.{alias.name}" in modules else module)
+    return {m for m in found if m in modules and m != name}
+
+
+def test_no_import_circle_anywhere_in_the_library():
+    """No module imports, even inside a function, one that imports it back (lark's generated
+    parser aside: its code, not ours)."""
+    modules = _library_modules()
+    graph = {
+        name: runtime_imports(path, name, modules)
+        for name, path in modules.items()
+        if path.name != "generated_parser.py"
+    }
+    cycles, state, stack = [], {}, []
+
+    def visit(module: str) -> None:
+        state[module] = "open"
+        stack.append(module)
+        for other in sorted(graph.get(module, ())):
+            if state.get(other) == "open":
+                cycles.append(" -> ".join(stack[stack.index(other) :] + [other]))
+            elif other not in state:
+                visit(other)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module)
+    assert cycles == []
+
+
+def test_the_deals_sub_packages_import_only_those_before_them():
+    modules = _library_modules()
+    wrong = []
+    for name, path in sorted(modules.items()):
+        parts = name.split(".")
+        if len(parts) < 4 or parts[1] != "deals" or parts[2] not in DEALS_ORDER:
+            continue
+        allowed = set(DEALS_ORDER[: DEALS_ORDER.index(parts[2]) + 1]) | set(DEALS_BASE)
+        for other in runtime_imports(path, name, modules):
+            other_parts = other.split(".")
+            if other_parts[1] == "deals" and len(other_parts) > 2 and other_parts[2] not in allowed:
+                wrong.append(f"{name} imports {other}")
+    assert wrong == []

@@ -4,11 +4,11 @@ Method
 ------
 A scenario's constraints split by partnership: the rules of opener and responder plus the
 declarer fits, and the rules of opp1 and opp2 plus the defence fits. A partnership is
-counted exactly by `deals.counting.PairModel` (pairs of length vectors, per-suit HCP tables,
+counted exactly by `deals.counting.partnership.PairModel` (pairs of length vectors, per-suit HCP tables,
 a meet-in-the-middle 2-D convolution, inclusion-exclusion for a wildcard's HCP); one seat
 alone (no fit) is counted as single hands ("rest mode").
 
-Sampling draws a *core* exactly from its counts (`deals.part_sampler`: lengths, HCP per
+Sampling draws a *core* exactly from its counts (`deals.drawing.part_sampler`: lengths, HCP per
 suit, honours, spots, every step an exact integer-weighted draw), then deals every card not
 yet placed uniformly at random to the seats that hold nothing yet. That makes each deal of
 the core's superset S' equally likely, where S' is "the core satisfies its rules, leaving
@@ -24,15 +24,15 @@ are exactly uniform.
   constrained seat is counted alone, and a partnership as a whole when that is cheap (one
   seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the
   candidate with the smallest exact probability (fewest rejections), the rest is checked by
-  rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
-  rules (the overcall examples), by `deals.honour_placements` when the rules are HCP
+  rejection. The probability is exact: by `deals.counting.crossing` when at most two seats have HCP
+  rules (the overcall examples), by `deals.counting.honour_placements` when the rules are HCP
   totals only (any number of seats, no length rule: in hundredths of a second), by
-  `deals.column_products` when the length rules are per suit or shapes (ranges, wildcard
+  `deals.counting.column_products` when the length rules are per suit or shapes (ranges, wildcard
   lengths, fits, shape classes: the take-out doubles and the sample's Cue-bid and Contro
   sputnik scenarios, three seats with HCP rules, in about a second), else by
-  `deals.length_matrices`, which counts any scenario through its 4x4 length matrices
+  `deals.counting.length_matrices`, which counts any scenario through its 4x4 length matrices
   (wildcards with HCP); all are
-  cached on disk by `deals.cache`. Only a scenario past both budgets (say, four seats
+  cached on disk by `deals.counting.cache`. Only a scenario past both budgets (say, four seats
   with HCP rules and length rules) is *estimated*: P(S') (exact)
   times the acceptance rate, with a 95% Wilson interval, on at least `MIN_ESTIMATE_DRAWS`
   draws: the caller's own draws when it made that many, else exactly `MIN_ESTIMATE_DRAWS`
@@ -43,12 +43,12 @@ Drawing from the exact counts (both partnerships constrained, probability exact)
 supersets of the scenario tie all four seats together and are drawn exactly, with no
 rejection of their own:
 - the deals where every seat's HCP total is in range, all other rules dropped, drawn from
-  the honour-placement count (`deals.placement_draw`). When the scenario's rules are HCP
-  totals only (`deals.honour_placements.hcp_only`) it is the scenario itself: nothing is
+  the honour-placement count (`deals.drawing.placement_draw`). When the scenario's rules are HCP
+  totals only (`deals.counting.honour_placements.hcp_only`) it is the scenario itself: nothing is
   checked or rejected, and a scenario of probability 1e-10 deals as fast as a common one;
 - the deals whose every suit's lengths pass the per-suit length rules (suit ranges, fits
   and wildcards in one suit; HCP, shapes and disjunctions over several suits dropped),
-  drawn from the column products' sum with one HCP cell (`deals.length_draw`).
+  drawn from the column products' sum with one HCP cell (`deals.drawing.length_draw`).
 The rarest of the core and these proposes the deals, and the whole scenario is checked as
 above (a scenario rare by its HCP, `opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder
 hcp:0-1`, then rejects 91% instead of 99.9%; one rare by its lengths, `opener S:8+ hcp:10+;
@@ -61,7 +61,7 @@ HCP bounds, which is why a core that rejects little is left alone; kept for
 `DRAWS_CACHE_SIZE` scenarios) and keeps the rarest. A smaller call (the mirror's ten deals
 of a common scenario) keeps the core, which is cheaper there. A third superset covers a
 scenario rare by its HCP and its lengths at once (each of those two alone far larger): the
-column products' positive term with its HCP cells (`deals.column_draw`: every rule but the
+column products' positive term with its HCP cells (`deals.drawing.column_draw`: every rule but the
 disjunctions over several suits, so that only those reject; none when there are none). Its
 tables cost 0.2-0.5 s and a proposal about `COLUMN_PROPOSAL_COST` of the core's, so a call
 expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever the core's
@@ -69,7 +69,7 @@ rate: benchmark C's 100,000 deals take it), and keeps it when its count times th
 below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
 honour placements, so that its tables are not built in vain; one such table is kept, up to
 `column_draw.MAX_DRAW_BYTES`). A fourth covers a scenario rare by its disjunctions over
-several suits: the union of the terms that pin each to one suit (`deals.union_draw`: exactly
+several suits: the union of the terms that pin each to one suit (`deals.drawing.union_draw`: exactly
 the scenario, each deal kept with probability 1 / the terms holding it), built when the
 deals asked would pay for `UNION_PROPOSALS_PER_CLASS` proposals a class of its tables plus
 its own, and kept when its sum of term counts times `COLUMN_PROPOSAL_COST` is below the
@@ -97,21 +97,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bridgeshape_mirror.dsl.deck import RANK_HCP
 from bridgeshape_mirror.dsl.model import Scenario
 
-from .cache import Bounded
-from .counting import PAIR_MODELS, PairModel, length_pairs
-from .errors import TooRare, Unsatisfiable
-from .feasibility import joint_contradiction, why_empty
-from .honour_placements import hcp_only, placement_count
+from ..counting.cache import Bounded
+from ..counting.partnership import PAIR_MODELS, PairModel, length_pairs
+from ..errors import TooRare, Unsatisfiable
+from ..counting.feasibility import joint_contradiction, why_empty
+from ..counting.honour_placements import hcp_only, placement_count
 from .part_sampler import draw_part
-from .probability import Probability, wilson
-from .reasons import BOTH_PARTNERSHIPS, Reason
-from .rng import Rng, make_rng, order_statistics, top_bits
-from .rules import FREE, CompiledScenario, PartRules, compile_scenario
-from .symmetry import canonical_part
-from .tables import ALL_DEALS
+from ..probability import Probability, wilson
+from ..rules.reasons import BOTH_PARTNERSHIPS, Reason
+from .hands import deal_out_rest, part_ok
+from .rng import Rng, make_rng
+from ..rules.compiled import FREE, CompiledScenario, PartRules, compile_scenario
+from ..counting.symmetry import canonical_part
+from ..counting.tables import ALL_DEALS
 
 BATCH = 16384
 MIN_ESTIMATE_DRAWS = 20_000
@@ -124,12 +124,12 @@ EXACT_DRAW_FROM = 4096
 #: ... and, unless the scenario is HCP totals only, a core accepting less than this.
 PLACEMENTS_BELOW_RATE = 0.05
 #: Expected proposals by rejection from which the column products' positive term is built
-#: too (`deals.column_draw`: 0.2-0.5 s, the cost of some 30,000-50,000 core proposals) ...
+#: too (`deals.drawing.column_draw`: 0.2-0.5 s, the cost of some 30,000-50,000 core proposals) ...
 COLUMN_DRAW_FROM = 40_000
 #: ... and kept when its count times this (its proposals cost about that many of the core's,
 #: measured on benchmark C) is below the best superset's.
 COLUMN_PROPOSAL_COST = 3
-#: The union of cover terms (`deals.union_draw`, disjunctions over several suits pinned to
+#: The union of cover terms (`deals.drawing.union_draw`, disjunctions over several suits pinned to
 #: one suit each) is built when the proposals expected from the best superset so far exceed
 #: its own (column-drawn, this many a deal: its terms overlap little; benchmark E's 1.2) ...
 UNION_OVERLAP = 1.25
@@ -140,8 +140,6 @@ UNION_PROPOSALS_PER_CLASS = 50_000
 UNION_MAX_CLASSES = 8
 #: Superset tables kept for reuse, of each kind (placements weigh up to 25 MB, most under 2).
 DRAWS_CACHE_SIZE = 2
-_HCP = np.array(RANK_HCP, dtype=np.int64)
-_HONOURS = int(np.flatnonzero(_HCP).max()) + 1  # the ranks that count HCP come first (A K Q J)
 
 if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs them
     from .column_draw import ColumnDraw
@@ -150,164 +148,16 @@ if TYPE_CHECKING:  # the drawing tables' modules load only when a scenario needs
     from .union_draw import UnionDraw
 
 
-def seat_lengths(owner: np.ndarray, seat: int) -> np.ndarray:
-    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths (suit by suit in memory, see
-    `seat_features`)."""
-    return _by_suit(_lengths(_held(owner, seat)))
-
-
-def seat_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """`(n, 52)` seat-of-card -> the seat's `(n, 4)` lengths and `(n, 4)` HCP per suit, int64,
-    each laid suit by suit in memory (Fortran order: `[:, s]` contiguous): the rules' checks
-    take a suit's column and reduce across the suits (`any`, `sum` over axis 1), which numpy
-    then does a whole column at a time rather than a step per row (`SeatRule.hand_ok` on
-    9,300 rows: 52 us against 414; the same values)."""
-    held = _held(owner, seat)
-    hcp = held[:, :, 0] * np.uint8(_HCP[0])
-    for rank in range(1, _HONOURS):
-        hcp += held[:, :, rank] * np.uint8(_HCP[rank])
-    return _by_suit(_lengths(held)), _by_suit(hcp)
-
-
-def _by_suit(values: np.ndarray) -> np.ndarray:
-    """`(n, 4)` bytes as int64 laid suit by suit (transposed while a byte, then widened)."""
-    return np.asfortranarray(values).astype(np.int64, order="K")
-
-
-def _held(owner: np.ndarray, seat: int) -> np.ndarray:
-    return (owner == seat).view(np.uint8).reshape(-1, 4, 13)
-
-
-def _lengths(held: np.ndarray) -> np.ndarray:
-    # Column by column: numpy's sum over a short last axis pays a step per row. In bytes (a
-    # suit's 13 cards and 10 HCP fit), widened once at the end: half the time of int64 sums.
-    lengths = held[:, :, 0] + held[:, :, 1]
-    for rank in range(2, 13):
-        lengths += held[:, :, rank]
-    return lengths
-
-
-def part_ok(owner: np.ndarray, part: PartRules) -> np.ndarray:
-    """Which deals pass a partnership's rules. A seat's cards are read only for what its rule
-    or the fits read: nothing of a free seat without fits, its lengths alone when its rule
-    bounds no HCP (`hand_ok` is then `length_ok`: the HCP bounds it would check pass every
-    hand)."""
-    ok = np.ones(owner.shape[0], dtype=bool)
-    combined = 0
-    for seat, rule in zip(part.seats, part.rules):
-        if rule.is_free and not part.fits:
-            continue
-        if rule.reads_hcp:
-            lengths, shcp = seat_features(owner, seat)
-            ok &= rule.hand_ok(lengths, shcp)
-        else:
-            lengths = seat_lengths(owner, seat)
-            if not rule.is_free:
-                ok &= rule.length_ok(lengths)
-        combined = combined + lengths
-    for fit in part.fits:
-        ok &= fit.ok(combined)
-    return ok
-
-
-def deal_out_rest(owner: np.ndarray, rng: Rng) -> np.ndarray:
-    """Give the cards marked -1 to the seats holding no card yet, uniformly at random.
-
-    Each free card gets a random 64-bit key; the 13 smallest go to the first empty seat, the
-    next 13 to the second, and so on. A row where equal keys straddle a boundary is drawn
-    again; otherwise, by symmetry, every split is equally likely. The keys at the boundaries
-    come from `rng.order_statistics` (values only: no full sort, no index arrays), and a card
-    goes to the seat of the first boundary its key does not pass: the same cards as the 13
-    smallest keys (see `_rest_seats`).
-    """
-    n = owner.shape[0]
-    if n == 0:
-        return owner
-    empty = [s for s in range(4) if not (owner[0] == s).any()]
-    free = owner == -1
-    m = 13 * len(empty)
-    if np.count_nonzero(free) != n * m:  # not a sum: that widens every card to int64 first
-        raise AssertionError("cards left over do not match the empty seats")
-    if len(empty) == 1:
-        owner[free] = empty[0]
-        return owner
-    labels = _rest_seats(rng, n, empty)
-    # The free cards' flat indices then one assignment, cheaper than np.place or boolean
-    # indexing on a random mask.
-    if owner.flags.c_contiguous:
-        owner.reshape(-1)[np.flatnonzero(free)] = labels.reshape(-1)
-    else:  # reshape would copy, and the cards would not reach `owner`
-        np.place(owner, free, labels)
-    return owner
-
-
-def _rest_seats(rng: Rng, n: int, empty: list[int]) -> np.ndarray:
-    """`(n, 13 * len(empty))` int8: the seat of each free card of `n` rows (`deal_out_rest`).
-
-    Drawn `REST_ROWS` rows at a time (the values one draw of every row gives, in order). The
-    boundaries are found on each key's top 16 bits: where
-    the two keys at a boundary differ there, the cards at or below it are exactly those whose
-    top bits are at or below its own (the top bits keep the keys' order, and every key past
-    the boundary has top bits above it), so only the rows where they agree (about 27 / 2**16
-    a boundary) are done again on the whole keys, and those with equal whole keys at a
-    boundary are drawn again together afterwards, as a draw of their own (the values the
-    redraw of every such row gives)."""
-    m = 13 * len(empty)
-    bounds = [13 * i for i in range(1, len(empty))]
-    ranks = tuple(k for b in bounds for k in (b - 1, b))
-    labels = np.empty((n, m), dtype=np.int8)
-    tied_rows = []
-    for start in range(0, n, REST_ROWS):
-        rows = min(REST_ROWS, n - start)
-        keys = rng.raw(rows * m).reshape(rows, m)
-        top = np.ascontiguousarray(top_bits(keys, np.uint16))
-        at = order_statistics(top, ranks)
-        near = _equal_at_a_boundary(at, bounds)
-        labels[start : start + rows] = _seats_below(top, at, bounds, empty)
-        if near.any():
-            again = np.flatnonzero(near)
-            whole = order_statistics(keys[again], ranks)
-            tied = _equal_at_a_boundary(whole, bounds)
-            labels[start + again] = _seats_below(keys[again], whole, bounds, empty)
-            tied_rows.append(start + again[tied])
-    if tied_rows:
-        again = np.concatenate(tied_rows)
-        labels[again] = _rest_seats(rng, len(again), empty)
-    return labels
-
-
-def _equal_at_a_boundary(at: dict, bounds: list[int]) -> np.ndarray:
-    """Which rows have equal values on both sides of a boundary (`at`: rank -> values)."""
-    equal = np.zeros(len(at[bounds[0]]), dtype=bool)
-    for b in bounds:
-        equal |= at[b - 1] == at[b]
-    return equal
-
-
-def _seats_below(keys: np.ndarray, at: dict, bounds: list[int], empty: list[int]) -> np.ndarray:
-    """Each card's seat: that of the first boundary its key does not pass. A sum of
-    comparison bytes (a key at or below a boundary moves its card from the next seat down to
-    this one), not np.where's branch per card."""
-    labels = np.full(keys.shape, np.int8(empty[-1]))
-    for b, seat, after in zip(bounds, empty, empty[1:]):
-        labels += (keys <= at[b - 1][:, None]).view(np.int8) * np.int8(seat - after)
-    return labels
-
-
-#: `deal_out_rest` draws at most this many rows at a time: a proposal batch (`BATCH`) at once.
-#: Smaller blocks, whose keys would stay in the cache, cost more in numpy calls than they save
-#: (measured, 9,000 rows of 26 keys: 2.4 ms in blocks of 4,096, 2.1 in one).
-REST_ROWS = 16384
 
 
 #: The models kept for reuse: at most this many, holding at most this many bytes together.
-#: A model keeps its counts, not its HCP tables (`deals.part_sampler` rebuilds the few a
+#: A model keeps its counts, not its HCP tables (`deals.drawing.part_sampler` rebuilds the few a
 #: small draw needs), so most weigh well under 5 MB; one that built its full draw tables
 #: for a long run can weigh tens of MB, and the byte budget pushes the oldest out.
 MODEL_CACHE_SIZE = 256
 MODEL_CACHE_BYTES = 160 * 2**20
 _MODELS: Bounded[PartRules, PairModel] = Bounded(lambda model: model.nbytes)
-#: Per renaming class of rules (`deals.symmetry.canonical_part`), the last rules of it
+#: Per renaming class of rules (`deals.counting.symmetry.canonical_part`), the last rules of it
 #: modelled and their renaming: a model of theirs may be renamed rather than counted again.
 _RENAMED: dict[PartRules, tuple[PartRules, tuple[int, ...]]] = {}
 
@@ -356,8 +206,8 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
-        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`,
-        #: `deals.column_draw`, `deals.union_draw`), once `batches` has found it rarer than
+        #: A superset drawn exactly (`deals.drawing.placement_draw`, `deals.drawing.length_draw`,
+        #: `deals.drawing.column_draw`, `deals.drawing.union_draw`), once `batches` has found it rarer than
         #: the core's; it then proposes every deal, `BATCH` at a time unless it says its own
         #: `batch` (a union: about `BATCH` for the class it draws most).
         self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | UnionDraw | None = None
@@ -380,7 +230,7 @@ class ScenarioSampler:
                     self.checked = (self.core.part,)
             return
         # Both partnerships constrained. Count every constrained seat alone (cheap), and whole
-        # partnerships when that is cheap; the probability is exact when `deals.crossing`
+        # partnerships when that is cheap; the probability is exact when `deals.counting.crossing`
         # covers the scenario, estimated otherwise.
         candidates = []
         for part in parts:
@@ -516,7 +366,7 @@ class ScenarioSampler:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
     def _try_union(self, left: int, best: int) -> bool:
-        """Take the union of cover terms (`deals.union_draw`) when the scenario has
+        """Take the union of cover terms (`deals.drawing.union_draw`) when the scenario has
         disjunctions over several suits, the proposals that `left` deals expect from the
         best superset so far (`best`: its count weighed by its proposals' cost, in core
         proposals) exceed the union's own (at `COLUMN_PROPOSAL_COST`, `UNION_OVERLAP` a
@@ -601,8 +451,8 @@ class ScenarioSampler:
         """How many of `draws` proposals are accepted, with proposals drawn from a generator
         seeded by the compiled scenario alone (`rules_rng`): the estimate is a property of
         the rules, the same on every page that repeats them, so it is computed once per
-        process (and remembered on disk by `deals.cache`), not once per page."""
-        from . import cache
+        process (and remembered on disk by `deals.counting.cache`), not once per page."""
+        from ..counting import cache
 
         key = (self.compiled, draws)
         accepted = _ESTIMATES.get(key)
@@ -652,7 +502,7 @@ def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
 @functools.lru_cache(maxsize=1)  # a few column draws' tables each: one is kept
 def union_draw(compiled: CompiledScenario) -> UnionDraw | None:
     """The drawing tables of a scenario's union of cover terms, or None when
-    `deals.union_draw` does not draw it."""
+    `deals.drawing.union_draw` does not draw it."""
     from .union_draw import union_draw as build
 
     return build(compiled, UNION_MAX_CLASSES)
@@ -660,10 +510,10 @@ def union_draw(compiled: CompiledScenario) -> UnionDraw | None:
 
 def positive_term(compiled: CompiledScenario) -> CompiledScenario:
     """The scenario without its disjunctions over several suits
-    (`column_products.over_several_suits`): what `deals.column_draw` draws from."""
+    (`column_products.over_several_suits`): what `deals.drawing.column_draw` draws from."""
     from dataclasses import replace
 
-    from .column_products import over_several_suits
+    from ..counting.column_products import over_several_suits
 
     def kept(rule):
         return replace(rule, wildcard=None) if over_several_suits(rule) else rule
@@ -688,16 +538,16 @@ _RULES_TAG = 0x72756C65  # "rule"
 
 
 def exact_cross_count(compiled: CompiledScenario) -> int | None:
-    """The exact count of a scenario tying both partnerships together: `deals.honour_placements`
-    when its rules are HCP totals only, `deals.crossing` when it covers the scenario (fast),
-    else `deals.column_products` when its length rules are per suit (ranges, and wildcards
-    and fits by inclusion-exclusion) within its budget, else `deals.length_matrices` within
+    """The exact count of a scenario tying both partnerships together: `deals.counting.honour_placements`
+    when its rules are HCP totals only, `deals.counting.crossing` when it covers the scenario (fast),
+    else `deals.counting.column_products` when its length rules are per suit (ranges, and wildcards
+    and fits by inclusion-exclusion) within its budget, else `deals.counting.length_matrices` within
     theirs, else None. Remembered on disk (each can take up to a second or two), under the
-    scenario's representative among the renamings of its suits (`deals.symmetry.canonical`:
+    scenario's representative among the renamings of its suits (`deals.counting.symmetry.canonical`:
     the same count), so that the same auction in another suit is read, not counted again."""
-    from . import cache
-    from .handled import EVERY_FIELD
-    from .symmetry import canonical
+    from ..counting import cache
+    from ..rules.handled import EVERY_FIELD
+    from ..counting.symmetry import canonical
 
     if compiled.written - EVERY_FIELD:
         # A field newer than the counters: each declines it, and the disk cache, keyed by the
@@ -717,10 +567,10 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
 
 def _counted_afresh(compiled: CompiledScenario) -> int | None:
     # The counting modules only on a miss: importing them costs more than reading the count.
-    from .column_products import column_count
-    from .crossing import cross_count
-    from .honour_placements import scenario_count
-    from .length_matrices import matrix_count
+    from ..counting.column_products import column_count
+    from ..counting.crossing import cross_count
+    from ..counting.honour_placements import scenario_count
+    from ..counting.length_matrices import matrix_count
 
     count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
     if count is None:
