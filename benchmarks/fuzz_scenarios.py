@@ -14,7 +14,8 @@ totals, the slowest scenario and the load average before and after.
 Targets (issue 29): 0 crashes, 0 time-outs, 0 wrong deals in 2,000 scenarios; at least 99%
 of the dealt ones exact; each within 10 s.
 
-Run: .venv/bin/python benchmarks/fuzz_scenarios.py --count 2000 --seed 1 [--jobs 1]
+Run: .venv/bin/python benchmarks/fuzz_scenarios.py --count 2000 --seed 1 [--jobs 1] (the CLI of the
+environment running it, on this checkout's code)
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class Result:
 
 
 def deal_one(text: str, seed: int, timeout: float, env: dict[str, str]) -> Result:
-    command = [str(ROOT / ".venv" / "bin" / "bridgeshape-mirror"), "deals", text, "--count", str(DEALS), "--seed", str(seed)]
+    command = [str(Path(sys.executable).parent / "bridgeshape-mirror"), "deals", text, "--count", str(DEALS), "--seed", str(seed)]
     started = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
@@ -173,7 +174,8 @@ def main() -> int:
 
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "XDG_CACHE_HOME": home, "BSM_DEALS_CACHE": "0"}
+        # this checkout's code (a copy's too), whatever the environment's editable install
+        env = {**os.environ, "XDG_CACHE_HOME": home, "BSM_DEALS_CACHE": "0", "PYTHONPATH": str(ROOT)}
         started = time.perf_counter()
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda item: deal_one(item[1], item[0], args.timeout, env), enumerate(texts)))
