@@ -173,29 +173,29 @@ def main() -> int:
             raise SystemExit(f"the generator wrote an invalid scenario: {text!r}: {result.errors[0].message}")
 
     load_before = os.getloadavg()
+    results: list[Result] = []
     with tempfile.TemporaryDirectory() as home:
         # this checkout's code (a copy's too), whatever the environment's editable install
         env = {**os.environ, "XDG_CACHE_HOME": home, "BSM_DEALS_CACHE": "0", "PYTHONPATH": str(ROOT)}
         started = time.perf_counter()
         with ThreadPoolExecutor(args.jobs) as pool:
-            results = list(pool.map(lambda item: deal_one(item[1], item[0], args.timeout, env), enumerate(texts)))
+            # a problem is printed as it is found, and the progress every 100 scenarios: a
+            # long run stopped early still says what it saw
+            for r in pool.map(lambda item: deal_one(item[1], item[0], args.timeout, env), enumerate(texts)):
+                results.append(r)
+                if r.kind != "dealt" or not r.exact or r.seconds > TARGET_SECONDS:
+                    kind = "estimate" if r.kind == "dealt" and not r.exact else r.kind
+                    print(f"{kind} ({r.seconds:.2f} s): {r.dsl}" + (f"\n    {r.detail}" if r.detail else ""), flush=True)
+                if len(results) % 100 == 0:
+                    print(f"... {len(results)} done, {time.perf_counter() - started:.0f} s, load {os.getloadavg()[0]:.2f}", flush=True)
         wall = time.perf_counter() - started
     load_after = os.getloadavg()
 
     by_kind: dict[str, list[Result]] = {}
     for r in results:
         by_kind.setdefault(r.kind, []).append(r)
-    for kind in ("crash", "timeout", "wrong"):
-        for r in by_kind.get(kind, []):
-            print(f"{kind.upper()} ({r.seconds:.2f} s): {r.dsl}\n    {r.detail}")
     dealt = by_kind.get("dealt", [])
     estimates = [r for r in dealt if not r.exact]
-    for r in estimates:
-        print(f"estimate ({r.seconds:.2f} s): {r.dsl}")
-    for r in by_kind.get("too_rare", []):
-        print(f"too rare ({r.seconds:.2f} s): {r.dsl}\n    {r.detail}")
-    for r in by_kind.get("unsatisfiable", []):
-        print(f"unsatisfiable ({r.seconds:.2f} s): {r.dsl}\n    {r.detail}")
     slow = [r for r in results if r.seconds > TARGET_SECONDS]
     slowest = max(results, key=lambda r: r.seconds)
     seconds = sorted(r.seconds for r in results)
