@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -125,36 +126,43 @@ class Result:
     dsl: str
     seconds: float
     kind: str  # dealt, unsatisfiable, too_rare, crash, timeout, wrong
+    cpu: float
     exact: bool = False
     detail: str = ""
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (one scenario's own with `--jobs 1`)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def deal_one(text: str, seed: int, timeout: float, env: dict[str, str]) -> Result:
     command = [str(Path(sys.executable).parent / "bridgeshape-mirror"), "deals", text, "--count", str(DEALS), "--seed", str(seed)]
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _children_cpu()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        return Result(text, time.perf_counter() - started, "timeout")
-    seconds = time.perf_counter() - started
+        return Result(text, time.perf_counter() - started, "timeout", _children_cpu() - cpu_before)
+    seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu_before
     if done.returncode == 70 or "Traceback" in done.stderr or done.returncode not in (0, 1):
-        return Result(text, seconds, "crash", detail=f"exit {done.returncode}: {done.stderr.strip()[-600:]}")
+        return Result(text, seconds, "crash", cpu, detail=f"exit {done.returncode}: {done.stderr.strip()[-600:]}")
     try:
         (entry,) = json.loads(done.stdout)["scenarios"]
     except (ValueError, KeyError) as exc:
-        return Result(text, seconds, "crash", detail=f"unreadable output ({exc}): {done.stdout[:300]!r} {done.stderr[-300:]!r}")
+        return Result(text, seconds, "crash", cpu, detail=f"unreadable output ({exc}): {done.stdout[:300]!r} {done.stderr[-300:]!r}")
     exact = bool(entry["probability_exact"])
     if "unsatisfiable" in entry:
-        return Result(text, seconds, "unsatisfiable", exact, entry["unsatisfiable"])
+        return Result(text, seconds, "unsatisfiable", cpu, exact, entry["unsatisfiable"])
     if "too_rare" in entry:
-        return Result(text, seconds, "too_rare", exact, entry["too_rare"])
+        return Result(text, seconds, "too_rare", cpu, exact, entry["too_rare"])
     scenario = dsl.parse_scenarios(text)[0]
     deals = [d["pbn"] for d in entry["deals"]]
     wrong = [(pbn, violations(parse_deal(pbn), scenario)) for pbn in deals]
     wrong = [(pbn, v) for pbn, v in wrong if v]
     if len(deals) != DEALS or wrong:
-        return Result(text, seconds, "wrong", exact, f"{len(deals)} deals; {wrong[:2]}")
-    return Result(text, seconds, "dealt", exact)
+        return Result(text, seconds, "wrong", cpu, exact, f"{len(deals)} deals; {wrong[:2]}")
+    return Result(text, seconds, "dealt", cpu, exact)
 
 
 def main() -> int:
@@ -185,7 +193,7 @@ def main() -> int:
                 results.append(r)
                 if r.kind != "dealt" or not r.exact or r.seconds > TARGET_SECONDS:
                     kind = "estimate" if r.kind == "dealt" and not r.exact else r.kind
-                    print(f"{kind} ({r.seconds:.2f} s): {r.dsl}" + (f"\n    {r.detail}" if r.detail else ""), flush=True)
+                    print(f"{kind} ({r.seconds:.2f} s, CPU {r.cpu:.2f} s): {r.dsl}" + (f"\n    {r.detail}" if r.detail else ""), flush=True)
                 if len(results) % 100 == 0:
                     print(f"... {len(results)} done, {time.perf_counter() - started:.0f} s, load {os.getloadavg()[0]:.2f}", flush=True)
         wall = time.perf_counter() - started
@@ -206,7 +214,8 @@ def main() -> int:
           f"{len(by_kind.get('too_rare', []))} too rare")
     print(f"crashes {len(by_kind.get('crash', []))}, time-outs {len(by_kind.get('timeout', []))}, "
           f"wrong deals {len(by_kind.get('wrong', []))}, past {TARGET_SECONDS:.0f} s {len(slow)}")
-    print(f"seconds per scenario: median {seconds[len(seconds) // 2]:.2f}, slowest {slowest.seconds:.2f}: {slowest.dsl}")
+    print(f"seconds per scenario: median {seconds[len(seconds) // 2]:.2f}, slowest {slowest.seconds:.2f} "
+          f"(CPU {slowest.cpu:.2f}{'' if args.jobs == 1 else ', of every job'}): {slowest.dsl}")
     print(f"wall {wall:.0f} s with {args.jobs} job(s); load average {load_before[0]:.2f} before, {load_after[0]:.2f} after; "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     failed = by_kind.get("crash") or by_kind.get("timeout") or by_kind.get("wrong") or slow or exact_share < 0.99

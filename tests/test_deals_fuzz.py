@@ -360,7 +360,7 @@ def test_random_scenarios_drawn_from_the_exact_supersets(quick_empty_proofs, tex
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(scenario_texts() | scenario_texts(min_seats=4) | scenario_texts(narrow=True, min_seats=4), st.integers(0, 2**32 - 1))
 def test_many_random_scenarios(quick_empty_proofs, text, seed):
     check(text, seed, fast=False)
