@@ -22,13 +22,12 @@ import deals.sampler as sampler_module
 import dsl
 from deals import column_products as cp
 from deals import length_matrices as lm
-from deals.counting import PairModel
-from deals.errors import Unsatisfiable
+from deals.cards import Deal
 from deals.crossing import cross_count
+from deals.errors import Unsatisfiable
 from deals.honour_placements import scenario_count
 from deals.outcome import deal_outcome
 from deals.pbn import parse_deal
-from deals.cards import Deal
 from deals.predicate import shape_class, violations
 from deals.rng import make_rng
 from deals.rules import compile_scenario
@@ -166,7 +165,9 @@ def budgets(fast: bool):
 
 
 def method_counts(scenario: Scenario, fast: bool) -> dict[str, int]:
-    """The scenario's number of deals by every method that counts it within its budget."""
+    """The scenario's number of deals by every method that counts both partnerships within
+    its budget. (The sampler's own count of one partnership is `deals.counting`'s, so these
+    check it; for both, it is the first of these that counts it, checked by the others.)"""
     compiled = compile_scenario(scenario)
     with budgets(fast):
         counts = {
@@ -175,9 +176,6 @@ def method_counts(scenario: Scenario, fast: bool) -> dict[str, int]:
             "column products": cp.column_count(compiled),
             "length matrices": lm.matrix_count(compiled),
         }
-    parts = compiled.constrained_parts
-    if len(parts) == 1:  # the other partnership is free: any 26 cards left, dealt 13 and 13
-        counts["partnership"] = PairModel(parts[0]).probability * ALL_DEALS
     return {name: count for name, count in counts.items() if count is not None}
 
 
@@ -255,7 +253,8 @@ def confirm_empty(scenario: Scenario, fast: bool) -> str | None:
         for count in (cp.column_count, lm.matrix_count):
             if any(count(compiled) == 0 for compiled in compiled_subs):
                 return f"{count.__module__} of a part"
-    return None
+    # past the fast budget: the length matrices' whole budget, rather than no witness
+    return confirm_empty(scenario, fast=False) if fast else None
 
 
 # -- the properties -----------------------------------------------------------------------------
@@ -325,6 +324,8 @@ NARROW_NO_MEETING_GROUPS = (
 
 
 FAST = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+#: Four seats, or both partnerships dealt through the supersets' tables: a second or more each.
+FEWER = settings(FAST, max_examples=5)
 
 
 @FAST
@@ -334,7 +335,7 @@ def test_random_scenarios_deal_right_deals_and_agree_on_counts(quick_empty_proof
     check(text, seed)
 
 
-@FAST
+@FEWER
 @given(scenario_texts(min_seats=4), st.integers(0, 2**32 - 1))
 @example(NO_MEETING_GROUPS[1], 0)
 def test_random_four_seat_scenarios(quick_empty_proofs, text, seed):
@@ -348,7 +349,7 @@ def test_random_narrow_scenarios_agree_with_the_reference(quick_empty_proofs, te
     check(text, seed)
 
 
-@FAST
+@FEWER
 @given(scenario_texts(min_seats=2), st.integers(0, 2**32 - 1), st.sampled_from(sorted(EXACT_DRAWS)))
 @example(NO_MEETING_GROUPS[1], 0, "union")
 def test_random_scenarios_drawn_from_the_exact_supersets(quick_empty_proofs, text, seed, kind):
