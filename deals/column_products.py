@@ -359,6 +359,7 @@ class ColumnCount:
         self._shapes = [compiled.seat_rules[s].shape for s in self.shaped]
         self._pairs_kept: dict = {}
         self._honour_pairs_kept: dict = {}
+        self._prepared_kept: dict = {}  # (`_half_key`, groups) -> its PreparedHalf
 
     @functools.cached_property
     def plans(self):
@@ -526,8 +527,18 @@ class ColumnCount:
     def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
         """K of the half's meeting groups (`meeting`, with repeats) on its columns that are
         not all zero, equal columns merged (their rows of G summed): two suits without length
-        rules need only 165 of the 1,225 (honours per seat of both suits together)."""
+        rules need only 165 of the 1,225 (honours per seat of both suits together). Made once
+        per half and groups (`_half_key`): the terms of several disjunctions share halves
+        (a wildcard and a fit over other suits leave one half alike in four terms of 16)."""
         groups, rows = np.unique(meeting, return_inverse=True)
+        key = (self._half_key(half), groups.tobytes())
+        kept = self._prepared_kept.get(key)
+        if kept is None:
+            kept = self._prepared_kept[key] = self._prepare_groups(half, groups)
+        return replace(kept, rows=rows.ravel())
+
+    def _prepare_groups(self, half: Half, groups: np.ndarray) -> PreparedHalf:
+        """`_prepare` of the distinct meeting groups `groups` (its `rows` left empty)."""
         width = _HONOURS**2 * len(half.variants[0]) * len(half.variants[1])
         # K a block of groups at a time (variants make it up to 4 times wider), each block
         # kept on its own nonzero columns, then laid out on the columns any block uses
@@ -553,7 +564,7 @@ class ColumnCount:
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
         g = (merged[order], cell[order], ways[order], starts)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index, merge)
+        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, np.empty(0, dtype=np.int64), self._live_index, merge)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs. Alike

@@ -5,6 +5,7 @@ plain uniform dealing, and the sampler that publishes the probability."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 import dsl
 from deals import column_products as cp
 from deals import length_matrices as lm
+from deals.crossing import cross_count
 from deals.predicate import shape_class
 from deals.outcome import deal_outcome
 from deals.pbn import parse_deal
@@ -483,10 +485,39 @@ def test_alike_halves_count_what_two_halves_prepared_apart_count(text):
     for _, h1, h2, g1, g2 in counter.plans:
         a, b = counter._prepare_both(h1, g1, h2, g2)
         twins += b.columns is a.columns
-        apart = counter._prepare(h2, g2)
+        groups, rows = np.unique(g2, return_inverse=True)
+        apart = replace(counter._prepare_groups(h2, groups), rows=rows.ravel())  # not the kept one
         assert apart.columns is not a.columns and np.array_equal(apart.columns, b.columns)
         assert counter.term_total(a, b) == counter.term_total(a, apart)
     assert twins >= 2  # every suit alike: each term's two halves
+
+
+def test_a_half_that_terms_share_is_prepared_once(monkeypatch):
+    """Two disjunctions over several suits (a fit of a minor, a wildcard) make four terms
+    whose halves repeat: each distinct half and groups is prepared once, and the count is
+    the one of halves prepared apart, term by term."""
+    text = "fit:m8+ opener hcp:11-15 x:5+; opp1 x:5+ hcp:8+"
+    counter = cp.ColumnCount(compiled(text))
+    plans = counter.plans
+    distinct = {(counter._half_key(h), np.unique(g).tobytes()) for _, h1, h2, g1, g2 in plans for h, g in ((h1, g1), (h2, g2))}
+    prepare_groups, made = cp.ColumnCount._prepare_groups, []
+
+    def counted(self, half, groups):
+        made.append(groups)
+        return prepare_groups(self, half, groups)
+
+    monkeypatch.setattr(cp.ColumnCount, "_prepare_groups", counted)
+    assert counter.within(cp.MAX_WORK)
+    assert len(made) == len(distinct) < 2 * len(plans)
+
+    def apart(self, half, meeting):
+        groups, rows = np.unique(meeting, return_inverse=True)
+        return replace(prepare_groups(self, half, groups), rows=rows.ravel())
+
+    monkeypatch.setattr(cp.ColumnCount, "_prepare", apart)
+    each = cp.ColumnCount(compiled(text))
+    assert each.within(cp.MAX_WORK)
+    assert counter.total() == each.total() == cross_count(compiled(text))
 
 
 def test_mirrored_pairs():
