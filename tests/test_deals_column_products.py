@@ -25,6 +25,7 @@ from deals.predicate import satisfies
 from deals.rng import make_rng
 from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
+from deals.symmetry import canonical
 from deals.tables import ALL_DEALS
 from test_deals_length_matrices import (
     PRIME,
@@ -518,6 +519,37 @@ def test_a_half_that_terms_share_is_prepared_once(monkeypatch):
     each = cp.ColumnCount(compiled(text))
     assert each.within(cp.MAX_WORK)
     assert counter.total() == each.total() == cross_count(compiled(text))
+
+
+def test_a_half_past_the_k_bytes_is_refused_before_it_is_prepared(monkeypatch):
+    """K's bytes are known from the plans (groups times `Half.width`): past `MAX_K_BYTES`
+    the count is past the budget at once, nothing prepared (the length matrices, or the
+    estimate, take over)."""
+    text = "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+"
+    counter = cp.ColumnCount(compiled(text))
+    largest = max(len(np.unique(g)) * h.width * 8 for _, h1, h2, g1, g2 in counter.plans for h, g in ((h1, g1), (h2, g2)))
+    monkeypatch.setattr(cp, "MAX_K_BYTES", largest - 1)
+    monkeypatch.setattr(cp.ColumnCount, "_prepare_groups", lambda *args: pytest.fail("prepared past MAX_K_BYTES"))
+    assert not counter.within(cp.MAX_WORK)
+    assert cp._canonical_count.__wrapped__(canonical(compiled(text)), cp.MAX_WORK, cp.MAX_TABLE_BYTES) is None
+
+
+#: Wildcards with HCP at two seats of one half, fits of a class at both pairs, shapes: K of
+#: 1.3 GB for 9,032 groups, 20-30 s of preparing (the fuzz benchmark's only time-out).
+WIDE_K = (
+    "fit:S6+ opp2 x:0-6 xhcp:4; opener D:1+ fit:M7+ H:2; opp1 xhcp:2-6 fit:M7+ x:3 shape:two_suiter; "
+    "responder shape:two_suiter hcp:4+"
+)
+#: `WIDE_K` by the column products with no bound on K (0a69b43).
+WIDE_K_COUNT = 65751830572715240480852220
+
+
+@pytest.mark.slow
+def test_a_scenario_past_the_k_bytes_is_counted_by_the_length_matrices():
+    assert count(WIDE_K) is None
+    sampler = ScenarioSampler(dsl.parse_scenarios(WIDE_K)[0])
+    assert sampler.probability.exact
+    assert sampler.probability.fraction * ALL_DEALS == lm.matrix_count(compiled(WIDE_K)) == WIDE_K_COUNT
 
 
 def test_mirrored_pairs():
