@@ -325,7 +325,7 @@ NARROW_NO_MEETING_GROUPS = (
 
 FAST = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 #: Four seats, or both partnerships dealt through the supersets' tables: a second or more each.
-FEWER = settings(FAST, max_examples=5)
+FEWER = settings(FAST, max_examples=3)
 
 
 @FAST
