@@ -118,8 +118,8 @@ _K_BYTES = 64 * 2**20
 #: ... and K of a half's meeting groups, on every column (`Half.width`), at most this much
 #: (`ColumnCount.within`): past it, preparing alone takes seconds and GBs (wildcards with
 #: HCP at two seats of one half beside thousands of groups: 1.3 GB, 20-30 s), while the
-#: reference's and the sample's scenarios need at most 70 MB (and 256 MB refused two of
-#: the fuzz benchmark's 2,000 that count in 1-4 s at 259 and 274 MB).
+#: reference's and the sample's scenarios need at most 70 MB, and random ones of 260-280 MB
+#: count in 1-4 s (`benchmarks/fuzz_scenarios.py`).
 MAX_K_BYTES = 512 * 2**20
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
