@@ -3,7 +3,7 @@ an idle incremental run. Targets (issue 4): full at most ceil(N/50)+3, idle at m
 
 Run: .venv/bin/python benchmarks/sync_requests.py [--pages N]
 
-Starts a throw-away wiki with the test harness (tests/wiki_server.py; needs
+Starts a throw-away wiki with the test harness (tests/support/wiki_server.py; needs
 `bash scripts/mediawiki/install-deps.sh` once), imports N convention pages from a generated
 XML export (importDump.php, then rebuildrecentchanges.php and the job queue, so that
 recent changes and list=embeddedin are complete), and syncs them with the library into a
@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from store.state import StateStore  # noqa: E402
 from sync.client import ClientSettings, WikiClient  # noqa: E402
 from sync.syncer import ApiSync, SyncSettings  # noqa: E402
-from wiki_server import WikiServer, is_installed  # noqa: E402
+from support.wiki_server import WikiServer, is_installed  # noqa: E402
 
 TEMPLATE = "Template:Convenzione"
 TEMPLATE_TEXT = (

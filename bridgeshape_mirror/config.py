@@ -193,6 +193,14 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
+    from sync.errors import BadSetting
+    from sync.settings import check_contact, check_names
+
+    try:  # for every command: one file serves sync, build and update alike
+        check_contact(config.contact)
+        check_names(config.template, config.parameter)
+    except BadSetting as exc:
+        raise ConfigError(str(exc)) from exc
     if config.lang is not None:
         config.lang = checked_language(config.lang)
     if is_bucket_url(config.out):
@@ -237,6 +245,45 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
 }
 
 
+def _deals_bound() -> tuple[int, str]:
+    from site_builder.build import DEALS_LIMIT
+
+    return DEALS_LIMIT, "deals per scenario a convention page carries; the deals command deals more"
+
+
+def _seed_bound() -> tuple[int, str]:
+    from store.history import SEED_LIMIT
+
+    return SEED_LIMIT, "a seed is kept as a 64-bit integer"
+
+
+def _max_age_bound() -> tuple[int, str]:
+    from serving.api_headers import MAX_AGE_LIMIT
+
+    return MAX_AGE_LIMIT, "a year"
+
+
+#: The largest value each bounded number may take, and why, for its key and its flag alike:
+#: past these a run would fail late (a seed SQLite cannot keep) or carry what no page can (a
+#: convention page of 100,000 deals). Each read from its module when asked: `deals --seed`
+#: must not import the build.
+_UPPER_BOUNDS: dict[str, Callable[[], tuple[int, str]]] = {
+    "deals": _deals_bound,
+    "seed": _seed_bound,
+    "max_age": _max_age_bound,
+}
+
+
+def upper_bound(name: str) -> tuple[int, str]:
+    """(bound, why) of the number `name`, a Config field that has one."""
+    return _UPPER_BOUNDS[name]()
+
+
+def upper_bounds() -> dict[str, int]:
+    """Every bound, by field name (for the help texts)."""
+    return {name: bound()[0] for name, bound in _UPPER_BOUNDS.items()}
+
+
 def _check_values(values: dict[str, Any], path: str) -> None:
     """Each value of the file against the type of its Config field and its range, so `deals = "ten"`
     or `seed = 1.5` is a configuration error (exit 2), not a failure deep in a run."""
@@ -257,11 +304,10 @@ def _check_values(values: dict[str, Any], path: str) -> None:
             if value < bound or (value == bound and not allowed):
                 word = "0 or more" if allowed else "more than 0"
                 raise ConfigError(f"{where}{name} = {value!r} must be {word}")
-        if name == "max_age":
-            from serving.api_headers import MAX_AGE_LIMIT
-
-            if value > MAX_AGE_LIMIT:
-                raise ConfigError(f"{where}{name} = {value!r} must be at most {MAX_AGE_LIMIT} (a year)")
+        if name in _UPPER_BOUNDS and value is not None:
+            bound, why = upper_bound(name)
+            if value > bound:
+                raise ConfigError(f"{where}{name} = {value!r:.40} must be at most {bound} ({why})")
 
 
 _TYPE_WORDS: dict[Any, str] = {

@@ -82,19 +82,41 @@ class BoardDeal:
         return {"board": b.number, "dealer": b.dealer_letter, "vulnerable": b.vulnerable, "board_pbn": self.board_pbn}
 
 
+@dataclass(frozen=True)
+class BoardRun:
+    """Deals `depth` up to `limit` (from 0) of `scenarios` scenarios taking turns: the deal at
+    depth d of the one at `rank` (from 0) among them is on board
+    `first + (d - depth) * scenarios + rank`, and the run's boards are consecutive."""
+
+    depth: int
+    limit: int
+    scenarios: int
+    first: int
+
+
+def board_runs(counts: Sequence[int]) -> list[BoardRun]:
+    """The runs of boards of scenarios with `counts` deals: scenarios in turn, each giving its
+    next deal, until every one is used up; between two depths where a scenario runs out the
+    same scenarios take turns (those with more deals than the run's depth, in their order)."""
+    runs, number, depth = [], 1, 0
+    for limit in sorted(set(counts) - {0}):
+        turns = sum(count > depth for count in counts)
+        runs.append(BoardRun(depth, limit, turns, number))
+        number += turns * (limit - depth)
+        depth = limit
+    return runs
+
+
 def board_numbers(counts: Sequence[int]) -> list[list[int]]:
     """The board number of each deal of scenarios with `counts` deals, in the scenarios'
-    order: scenarios in turn, each giving its next deal, until every one is used up."""
+    order (`board_runs`)."""
     out: list[list[int]] = [[] for _ in counts]
-    number, depth = 1, 0
-    # Between two depths where a scenario runs out, the same scenarios take turns: each one's
-    # numbers are a range with a step of their count (100,000 deals without a Python loop each).
-    for limit in sorted(set(counts)):
-        turns = [numbers for numbers, count in zip(out, counts) if count > depth]
+    # Each one's numbers in a run are a range with a step of the run's scenarios (100,000
+    # deals without a Python loop each).
+    for run in board_runs(counts):
+        turns = [numbers for numbers, count in zip(out, counts) if count > run.depth]
         for rank, numbers in enumerate(turns):
-            numbers.extend(range(number + rank, number + len(turns) * (limit - depth), len(turns)))
-        number += len(turns) * (limit - depth)
-        depth = limit
+            numbers.extend(range(run.first + rank, run.first + run.scenarios * (run.limit - run.depth), run.scenarios))
     return out
 
 

@@ -99,6 +99,7 @@ from dsl.deck import CARDS_PER_SUIT
 from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
+from .handled import Handles
 from .rules import CompiledScenario, FitRule, SeatRule, shape_mask
 from .symmetry import canonical
 from .tables import length_code, length_vectors, within_thirteen
@@ -128,12 +129,16 @@ def covers(compiled: CompiledScenario) -> bool:
     """Are the scenario's length rules per-suit ranges, length-only wildcards, fits and shapes?
     A wildcard with HCP, or a kind of rule added later, is not. (`column_count` counts
     wildcards with HCP too, by honour masks per column: `counts`.)"""
-    return all(_per_suit(r) for r in compiled.seat_rules) and not any(r.hcp_wildcard for r in compiled.seat_rules)
+    return counts(compiled) and not any(r.hcp_wildcard for r in compiled.seat_rules)
+
+
+#: Also what `deals.column_draw` and `deals.union_draw` draw (they ask `counts`).
+COLUMN_PRODUCTS = Handles("the column products' count and draws")
 
 
 def counts(compiled: CompiledScenario) -> bool:
     """What `column_count` counts: `covers`, and wildcards with an HCP part."""
-    return all(_per_suit(r) for r in compiled.seat_rules)
+    return COLUMN_PRODUCTS.takes(compiled) and all(_per_suit(r) for r in compiled.seat_rules)
 
 
 def _per_suit(rule: SeatRule) -> bool:

@@ -48,7 +48,12 @@ import numpy as np
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
+from .handled import Handles
 from .rules import PartRules, SeatRule
+
+#: One partnership's models (`PairModel`): exact for these, a superset for any other field
+#: (their proposals are then checked by the rules, and the probability estimated).
+PAIR_MODELS = Handles("one partnership's models")
 from .symmetry import representatives
 from .tables import PAIR_HANDS, comb_table, joint_table, length_vectors, within_thirteen
 

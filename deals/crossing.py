@@ -38,6 +38,7 @@ from dsl.deck import CARDS_PER_SUIT
 from .cache import Bounded
 from .counting import PairModel, length_pairs
 from .exact import exact_dot
+from .handled import Handles
 from .rules import CompiledScenario, FitRule, PartRules, SeatRule
 from .symmetry import canonical, suit_classes
 from .tables import comb_table, length_code, length_vectors
@@ -51,10 +52,15 @@ def _ranges_only(rule: SeatRule) -> bool:
     return rule.wildcard is None and rule.shape is None and not rule.reads_hcp
 
 
+CROSSING = Handles("the crossing of two partnerships' counts")
+
+
 def cross_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when not covered. Counted
     on its suits' representative renaming (`deals.symmetry.canonical`: the same count), so
     that a wiki's same auction over another suit shares the pair counts (`_pair_counts`)."""
+    if not CROSSING.takes(compiled):
+        return None
     compiled = canonical(compiled)
     rules = compiled.seat_rules
     hcp_seats = [s for s in range(4) if rules[s].reads_hcp]

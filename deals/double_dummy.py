@@ -7,8 +7,9 @@ kept in the state store per deal); par does, through the vulnerability, and is c
 out from the table when a board's files are written.
 
 - `solve` runs DDS's multi-deal call (`CalcAllTables`, threads over deals and strains, so
-  both cores work) on up to `BATCH_LIMIT` deals at a time; a deal DDS fails on comes back as
-  `None` and the others are kept.
+  both cores work) on up to `BATCH_LIMIT` deals at a time; a deal DDS fails on, or whose
+  table breaks what every table obeys (`DDTable`: never published, never stored), comes back
+  as `None` and the others are kept.
 - `par` is DDS's dealer par of a table for a board: the opener deals (SEMANTICS 3), the
   score is written from the opener's side, the contracts name their declarer's role.
 - `pbn_tags` writes PBN's `OptimumScore`, `ParContract` and `OptimumResultTable` in the
@@ -48,6 +49,7 @@ _DDS_TABLE_STRAIN = {strain: (4 if strain == "NT" else SUIT_LETTERS.index(strain
 _DDS_PAR_STRAIN: tuple[str, ...] = STRAINS
 # DDS's vulnerability codes: none, both, NS only, EW only.
 _DDS_VUL = {(False, False): 0, (True, True): 1, (True, False): 2, (False, True): 3}
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")  # int(, 16) also takes "_", "+" and spaces
 _RANK_BIT = {letter: 1 << (14 - i) for i, letter in enumerate(RANK_LETTERS)}  # A = 0x4000 .. 2 = 0x4
 
 
@@ -62,8 +64,25 @@ class DDTable:
     tricks: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        if len(self.tricks) != len(ROLES) * len(STRAINS) or not all(0 <= t <= HAND_CARDS for t in self.tricks):
-            raise ValueError(f"a double-dummy table has 20 trick counts of 0..13, not {self.tricks!r}")
+        if len(self.tricks) != len(ROLES) * len(STRAINS) or not all(
+            isinstance(t, int) and 0 <= t <= HAND_CARDS for t in self.tricks
+        ):
+            raise ValueError(f"a double-dummy table has 20 trick counts of 0..13, not {self.tricks!r:.100}")
+        for strain in SUIT_LETTERS:
+            if not any(self._trump_ace_with(pair, strain) for pair in Pair):
+                raise ValueError(
+                    f"an impossible double-dummy table: in {strain}, the side holding the ace of trumps takes "
+                    f"a trick whoever declares, and the other side never takes 13; {self.to_json()}"
+                )
+
+    def _trump_ace_with(self, pair: Pair, strain: str) -> bool:
+        """Whether the table allows `pair` to hold the ace of trumps in suit `strain`: that ace
+        wins the trick it is played to, so its side takes a trick whoever declares, and the
+        other side never takes all 13 (docs/DECISIONS.md)."""
+        other = Pair.DEFENSE if pair is Pair.DECLARER else Pair.DECLARER
+        return all(self.of(r, strain) >= 1 for r in pair.roles) and all(
+            self.of(r, strain) <= HAND_CARDS - 1 for r in other.roles
+        )
 
     def of(self, role: Role, strain: str) -> int:
         return self.tricks[ROLES.index(role) * len(STRAINS) + STRAINS.index(strain)]
@@ -78,7 +97,9 @@ class DDTable:
 
     @classmethod
     def from_text(cls, text: str) -> DDTable:
-        if len(text) != len(ROLES) * len(STRAINS):
+        """The table `text` says; a `ValueError` unless it is 20 hexadecimal digits making a
+        table that can be."""
+        if len(text) != len(ROLES) * len(STRAINS) or not all(digit in _HEX_DIGITS for digit in text):
             raise ValueError(f"a double-dummy table is 20 hexadecimal digits, not {text!r:.40}")
         return cls(tuple(int(digit, 16) for digit in text))
 

@@ -30,14 +30,18 @@ import numpy as np
 
 from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SEAT_LETTERS, SUIT_LETTERS
 
+from .handled import Handles
 from .rules import CompiledScenario, SeatRule
+
+#: HCP totals alone are counted (`hcp_only`); the other fields are declined by their rules.
+HONOUR_PLACEMENTS = Handles("the honour placements' count and draw")
 
 SEATS = len(SEAT_LETTERS)
 
 
 def hcp_only(compiled: CompiledScenario) -> bool:
     """Are the scenario's rules HCP totals and nothing else (what `placement_count` covers)?"""
-    if any(part.fits for part in compiled.parts):
+    if any(part.fits for part in compiled.parts) or not HONOUR_PLACEMENTS.takes(compiled):
         return False
     return all(_total_only(rule) for rule in compiled.seat_rules)
 

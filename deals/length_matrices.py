@@ -63,6 +63,7 @@ from dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
+from .handled import Handles
 from .rules import CompiledScenario, SeatRule
 from .symmetry import representatives, suit_classes
 from .tables import honour_owners, length_code, length_vectors
@@ -558,8 +559,15 @@ def matrix_limit(counter: LengthMatrixCount) -> int:
     return min(MAX_MATRICES, int(MAX_WORK * orbit // (counter.cells * terms)))
 
 
+#: Also what `deals.length_draw` draws from (a superset, its proposals checked).
+LENGTH_MATRICES = Handles("the length matrices' count")
+
+
 def matrix_count(compiled: CompiledScenario) -> int | None:
-    """The exact number of deals satisfying the scenario, or None past the budget."""
+    """The exact number of deals satisfying the scenario, or None past the budget (or when
+    it sets a field not declared in `LENGTH_MATRICES`)."""
+    if not LENGTH_MATRICES.takes(compiled):
+        return None
     counter = LengthMatrixCount(compiled)
     matrices = length_matrices(compiled, matrix_limit(counter))
     if matrices is None:

@@ -13,19 +13,21 @@ the fraction. A scenario proved empty has no deals, `"probability": 0`,
 `"probability_exact": true` and `"unsatisfiable": "<why>"`; one too rare to deal and not
 proved empty (`deals.errors.TooRare`) has no deals, `"probability": 0`,
 `"probability_exact": false`, `"probability_ci95": [0, <95% upper bound>]` and
-`"too_rare": "<why>"`.
+`"too_rare": "<why>"`. One the build could not count or deal (an internal error, reported in
+its log; `failed_outcome`) has no deals, `"probability": 0`, `"probability_exact": false`,
+`"probability_ci95": [0, 1]`, `"failed": "<why>"` and `"error": "<the exception's class>"`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from .boards import BoardDeal, page_boards
 from .probability import Probability
-from .reasons import Reason
+from .reasons import INTERNAL_ERROR, Reason
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,8 +45,9 @@ PROVED_EMPTY = Probability(0, Fraction(0), 0, 0)
 class ScenarioDeals:
     """Scenario `index` (from 1, like the DSL's scenario numbers): its deals, as PBN deal
     strings with the opener North, and its probability; or no deals and the reason why,
-    `unsatisfiable` (proved) or `too_rare` (not proved, and none found), as data
-    (`deals.reasons`: the JSON says its English, the site says it in its language)."""
+    `unsatisfiable` (proved), `too_rare` (not proved, and none found) or `failed` (this
+    program's fault: `error` names the exception's class), as data (`deals.reasons`: the
+    JSON says its English, the site says it in its language)."""
 
     index: int
     label: str
@@ -52,20 +55,25 @@ class ScenarioDeals:
     probability: Probability
     unsatisfiable: Reason | None = None
     too_rare: Reason | None = None
+    failed: Reason | None = None
+    error: str | None = None
 
     def __post_init__(self) -> None:
         # A reason given as its English text (the JSON's) is read back into its data.
-        for name in ("unsatisfiable", "too_rare"):
+        for name in ("unsatisfiable", "too_rare", "failed"):
             if isinstance(getattr(self, name), str):
                 object.__setattr__(self, name, Reason.read(getattr(self, name)))
-        if (self.unsatisfiable or self.too_rare) and self.deals:
-            raise ValueError("an unsatisfiable or too rare scenario has no deals")
-        if self.unsatisfiable and self.too_rare:
-            raise ValueError("a scenario is unsatisfiable or too rare, not both")
+        reasons = [r for r in (self.unsatisfiable, self.too_rare, self.failed) if r is not None]
+        if reasons and self.deals:
+            raise ValueError("an unsatisfiable, too rare or failed scenario has no deals")
+        if len(reasons) > 1:
+            raise ValueError("a scenario is unsatisfiable, too rare or failed: one of them")
+        if (self.failed is None) != (self.error is None):
+            raise ValueError("a failed scenario names its error, and only a failed one")
 
     @property
     def no_deals_reason(self) -> Reason | None:
-        return self.unsatisfiable or self.too_rare
+        return self.unsatisfiable or self.too_rare or self.failed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +91,11 @@ class ScenarioDeals:
         if self.unsatisfiable is not None:
             out["unsatisfiable"] = self.unsatisfiable.english()
             return out
+        if self.failed is not None:
+            out["probability_ci95"] = [p.low, p.high]
+            out["failed"] = self.failed.english()
+            out["error"] = self.error
+            return out
         if p.fraction is not None:
             out["probability_fraction"] = f"{p.fraction.numerator}/{p.fraction.denominator}"
         else:
@@ -97,12 +110,25 @@ class ScenarioDeals:
         deals = tuple(d["pbn"] for d in doc["deals"])
         if "unsatisfiable" in doc:
             return cls(doc["index"], doc["label"], deals, PROVED_EMPTY, unsatisfiable=doc["unsatisfiable"])
+        if "failed" in doc:
+            return failed_outcome(doc["index"], doc["label"], doc["error"])
         if "probability_fraction" in doc:
             probability = Probability.of(Fraction(doc["probability_fraction"]))
         else:
             low, high = doc["probability_ci95"]
             probability = Probability(doc["probability"], None, low, high)
         return cls(doc["index"], doc["label"], deals, probability, too_rare=doc.get("too_rare"))
+
+
+#: What a scenario that could not be dealt says of its probability: nothing (0, and 0 to 1).
+UNKNOWN = Probability(0, None, 0, 1)
+
+
+def failed_outcome(index: int, label: str, error: str) -> ScenarioDeals:
+    """Scenario `index` when counting or dealing it raised `error` (an exception's class name):
+    no deals, nothing known of its probability. Never kept in the state file, so the next
+    run tries it again."""
+    return ScenarioDeals(index, label, (), UNKNOWN, failed=Reason(INTERNAL_ERROR), error=error)
 
 
 def outcome_boards(outcomes: Iterable[ScenarioDeals]) -> tuple[BoardDeal, ...]:
@@ -121,28 +147,31 @@ def deals_with_boards(outcomes: Sequence[ScenarioDeals]) -> list[dict[str, Any]]
     return out
 
 
-def deal_outcome(
-    scenario: Scenario, index: int, count: int, rng: Rng, stream: Callable[[np.ndarray], None] | None = None
-) -> ScenarioDeals:
+def deal_outcome(scenario: Scenario, index: int, count: int, rng: Rng) -> ScenarioDeals:
     """`count` deals of `scenario` (its number `index`) drawn with `rng`, and its probability;
-    an unsatisfiable or too rare scenario gets its reason instead.
-
-    With `stream`, each batch of deals goes to it as drawn, as a `(rows, 52)` seat-of-card
-    array, and the outcome holds no deals: so the `deals` command writes 100,000 of them with
-    one batch in memory at a time. The sampler raises only before its first batch, so a
-    scenario that streamed deals is never a failed one."""
-    from .errors import TooRare, Unsatisfiable
+    an unsatisfiable or too rare scenario gets its reason instead."""
     from .pbn import format_many
-    from .sampler import ScenarioSampler
 
     deals: list[str] = []
+    batches = dealing(scenario, index, count, rng)
+    while True:
+        try:
+            deals.extend(format_many(next(batches)))
+        except StopIteration as done:
+            return replace(done.value, deals=tuple(deals))
+
+
+def dealing(scenario: Scenario, index: int, count: int, rng: Rng) -> Generator[np.ndarray, None, ScenarioDeals]:
+    """`deal_outcome` a batch at a time: yields the deals as drawn, `(rows, 52)` seat-of-card
+    arrays, and returns the outcome, which holds none of them (so the `deals` command writes
+    100 M deals with one batch of each scenario in memory). The sampler raises only before
+    its first batch: a scenario that yields a batch gives all `count` deals."""
+    from .errors import TooRare, Unsatisfiable
+    from .sampler import ScenarioSampler
+
     try:
         sampler = ScenarioSampler(scenario)
-        for batch in sampler.batches(count, rng):
-            if stream is None:
-                deals.extend(format_many(batch))
-            else:
-                stream(batch)
+        yield from sampler.batches(count, rng)
         # After the deals: an estimate may use the draws made for them.
         probability = sampler.estimate_probability(rng)
     except Unsatisfiable as exc:
@@ -151,4 +180,4 @@ def deal_outcome(
         return ScenarioDeals(index, scenario.label, (), Probability(0, None, 0, exc.upper_bound), too_rare=exc.reason)
     # The number of draws behind an estimate is not published; without it, the outcome read
     # back from its JSON equals this one.
-    return ScenarioDeals(index, scenario.label, tuple(deals), replace(probability, draws=0))
+    return ScenarioDeals(index, scenario.label, (), replace(probability, draws=0))

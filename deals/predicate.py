@@ -9,6 +9,10 @@ from dsl.deck import SUIT_INDEX
 from dsl.model import SUITS, Range, Scenario, ShapeClass
 
 from .cards import Deal, Hand
+from .handled import Handles
+
+#: The fields `violations` checks, each below.
+PREDICATE = Handles("the predicate")
 
 
 def shape_class(lengths: tuple[int, ...]) -> ShapeClass:
@@ -34,6 +38,7 @@ def violations(deal: Deal, scenario: Scenario) -> list[str]:
     problems = []
     if not deal.is_legal:
         return ["not a legal deal"]
+    PREDICATE.refuse(scenario)
     for position in scenario.positions:
         hand: Hand = deal.role_hand(position.role)
         who = position.role.value

@@ -42,9 +42,12 @@ TOO_RARE = N_(
     "unsatisfiable, and if not its probability is below {bound:.3g} (95% confidence)"
 )
 
+# -- neither: a fault of this program (the build publishes the rest and reports it) ----------
+INTERNAL_ERROR = N_("could not be dealt: internal error, reported")
+
 MESSAGES = (
     WHO_WITH_FIT, FIT_ALONE, ONE_HAND, TOGETHER, BOTH_PARTNERSHIPS, DECK_HCP_SHORT, DECK_HCP_LEFT, SUIT_CARDS,
-    SUIT_HCP, FIT_TAKEN, SEAT_CARDS, SEAT_HCP, SUIT_SHARE, FIT_NO_SUIT, WILDCARD, TOO_RARE,
+    SUIT_HCP, FIT_TAKEN, SEAT_CARDS, SEAT_HCP, SUIT_SHARE, FIT_NO_SUIT, WILDCARD, TOO_RARE, INTERNAL_ERROR,
 )  # fmt: skip
 
 #: The English of each field, and how `read` finds it again in a text.

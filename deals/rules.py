@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
-from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS
+from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS, written_fields
 
 from . import reasons
 from .errors import Unsatisfiable
+from .handled import Handles
 from .reasons import Reason
 
 
@@ -141,6 +142,10 @@ class PartRules:
 class CompiledScenario:
     seat_rules: tuple[SeatRule, SeatRule, SeatRule, SeatRule]
     parts: tuple[PartRules, PartRules] = field(default=())  # type: ignore[assignment]
+    #: The constraint fields its scenario set (`dsl.model.written_fields`), for the counters
+    #: and draws to decline what they do not handle (`deals.handled`). Out of equality and
+    #: repr: the rules alone key the caches and seed the estimates.
+    written: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def constrained_parts(self) -> tuple[PartRules, ...]:
@@ -197,7 +202,12 @@ def compile_position(position: Position | None, fit_suits: frozenset) -> SeatRul
     )
 
 
+#: The fields `compile_position` and the fits below turn into rules.
+RULES = Handles("the compiled rules")
+
+
 def compile_scenario(scenario: Scenario) -> CompiledScenario:
+    RULES.refuse(scenario)
     rules: list[SeatRule] = [FREE] * 4
     for role in Role:
         fit_suits = frozenset(f.suit for f in scenario.fits_of(role.pair) if f.suit is not None)
@@ -206,4 +216,4 @@ def compile_scenario(scenario: Scenario) -> CompiledScenario:
     for pair, seats in zip((Pair.DECLARER, Pair.DEFENSE), PAIR_SEATS):
         fits = tuple(FitRule(tuple(SUIT_INDEX[s] for s in f.candidate_suits()), f.min) for f in scenario.fits_of(pair))
         parts.append(PartRules(seats, (rules[seats[0]], rules[seats[1]]), fits))
-    return CompiledScenario(tuple(rules), tuple(parts))  # type: ignore[arg-type]
+    return CompiledScenario(tuple(rules), tuple(parts), written_fields(scenario))  # type: ignore[arg-type]

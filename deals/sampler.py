@@ -101,7 +101,7 @@ from dsl.deck import RANK_HCP
 from dsl.model import Scenario
 
 from .cache import Bounded
-from .counting import PairModel, length_pairs
+from .counting import PAIR_MODELS, PairModel, length_pairs
 from .errors import TooRare, Unsatisfiable
 from .feasibility import joint_contradiction, why_empty
 from .honour_placements import hcp_only, placement_count
@@ -369,10 +369,14 @@ class ScenarioSampler:
             for part, model in zip(parts, self.models):
                 if model.count == 0:
                     raise Unsatisfiable(why_empty(part))
-            self.probability = Probability.of(self.models[0].probability if self.models else Fraction(1))
+            # A field the models do not handle: they are a superset, their deals checked by the
+            # rules, and the probability is estimated.
+            modelled = PAIR_MODELS.takes(self.compiled)
+            if modelled:
+                self.probability = Probability.of(self.models[0].probability if self.models else Fraction(1))
             if self.models:
                 self.core = self.models[0]
-                if any(r.hcp_wildcard for r in self.core.rules):
+                if any(r.hcp_wildcard for r in self.core.rules) or not modelled:
                     self.checked = (self.core.part,)
             return
         # Both partnerships constrained. Count every constrained seat alone (cheap), and whole
@@ -445,6 +449,8 @@ class ScenarioSampler:
         out) and no exact superset has replaced it."""
         core = self.core
         if self.exact_draw is not None or core is None or any(r.hcp_wildcard for r in core.rules):
+            return None
+        if not PAIR_MODELS.takes(self.compiled):
             return None
         return next((p for p in self.checked if p == core.part), None)
 
@@ -690,8 +696,13 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
     scenario's representative among the renamings of its suits (`deals.symmetry.canonical`:
     the same count), so that the same auction in another suit is read, not counted again."""
     from . import cache
+    from .handled import EVERY_FIELD
     from .symmetry import canonical
 
+    if compiled.written - EVERY_FIELD:
+        # A field newer than the counters: each declines it, and the disk cache, keyed by the
+        # rules alone, must not answer for the scenario without it.
+        return _counted_afresh(compiled)
     # The kind was "cross", whose -1 (past the budget) now wrongly stands for scenarios
     # counted exactly: a new kind, so that an old cache is not reused.
     kind = "cross-band"  # "cross-columns" before the band, whose -1 stood for four HCP seats now counted
@@ -699,6 +710,12 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
     cached = cache.get_int(kind, key)
     if cached is not None:
         return cached if cached >= 0 else None
+    count = _counted_afresh(compiled)
+    cache.put_int(kind, key, -1 if count is None else count)
+    return count
+
+
+def _counted_afresh(compiled: CompiledScenario) -> int | None:
     # The counting modules only on a miss: importing them costs more than reading the count.
     from .column_products import column_count
     from .crossing import cross_count
@@ -712,7 +729,6 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
         count = column_count(compiled)
     if count is None:
         count = matrix_count(compiled)
-    cache.put_int(kind, key, -1 if count is None else count)
     return count
 
 

@@ -83,7 +83,7 @@ def renamed(compiled: CompiledScenario, order: tuple[int, ...]) -> CompiledScena
     where = {old: new for new, old in enumerate(order)}
     rules = tuple(_renamed_rule(r, order, where) for r in compiled.seat_rules)
     parts = tuple(_renamed_part(p, (rules[p.seats[0]], rules[p.seats[1]]), where) for p in compiled.parts)
-    return CompiledScenario(rules, parts)  # type: ignore[arg-type]
+    return CompiledScenario(rules, parts, compiled.written)  # type: ignore[arg-type]
 
 
 @functools.lru_cache(maxsize=1024)  # a build asks for each of its scenarios, most many times

@@ -176,7 +176,7 @@ def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
             PartRules(part.seats, (seat_rules[part.seats[0]], seat_rules[part.seats[1]]), tuple(fit))
             for part, fit in zip(compiled.parts, fits)
         )
-        term = CompiledScenario(tuple(seat_rules), parts)  # type: ignore[arg-type]
+        term = CompiledScenario(tuple(seat_rules), parts, compiled.written)  # type: ignore[arg-type]
         if joint_contradiction(term) is None:  # E's opener S:5+ and defence fit:S9+: no tables for it
             terms.append(term)
     return terms

@@ -7,7 +7,7 @@ here parses or renders.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Iterator, Mapping
 
@@ -201,3 +201,23 @@ class Scenario:
 
     def fits_of(self, pair: Pair) -> tuple[Fit, ...]:
         return tuple(f for f in self.fits if f.pair is pair)
+
+
+#: The fields of `Position` and `Scenario` that say who a position is or how it was written,
+#: not what a deal must satisfy.
+_NOT_CONSTRAINTS = frozenset({"role", "key_order", "label", "positions"})
+
+
+def written_fields(scenario: Scenario) -> frozenset[str]:
+    """The names of the constraint fields that `scenario` sets, its positions' and its own
+    (`"suits"`, `"hcp"`, ..., `"fits"`), read off the dataclasses: a field added to `Position`
+    or `Scenario` is in it at once, so that every consumer that does not declare it refuses
+    or declines (`deals.handled`) rather than ignore it."""
+    return frozenset().union(*(set_fields(holder) for holder in (scenario, *scenario.positions)))
+
+
+def set_fields(holder: Scenario | Position) -> frozenset[str]:
+    """The constraint fields one position sets, or a scenario's own (its fits)."""
+    return frozenset(
+        f.name for f in fields(holder) if f.name not in _NOT_CONSTRAINTS and getattr(holder, f.name) not in (None, {}, ())
+    )

@@ -68,8 +68,13 @@ fragment is cut, every spelling of a space becomes `_` and runs collapse (cascad
 underscores at either end and a leading `:` go (one regex each), and the first letter is
 found upper-cased because the build writes each spelling that upper-cases into a served
 title, and each redirect's title, as a file of its own (`site_builder/title_aliases.py`).
-A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case) is
-written as the title file has it, for the namespaces the build passes (`namespaces`).
+A namespace prefix in any of the wiki's spellings (local, canonical, aliases, any case),
+each of its characters raw or percent-encoded, is written as the title file has it, for the
+namespaces the build passes (`namespaces`); a `%` or `$` in what is written is written
+encoded (no nginx string holds a `$`: such a title is found the SSI way). A name no title
+can start with (blank; `#`, `:` or a character MediaWiki forbids in titles, where `serve`
+finds nothing either) or whose rule would pass nginx's 4 KB limit on one parameter is left
+out of the rules, and a comment in the snippet says so.
 
 Parameters are read as PHP reads them (the last of repeated ones, exact names): one
 regular expression over `$args` each (`api_rules.last_arg_re`), not `$arg_NAME`.
@@ -97,6 +102,7 @@ non-ASCII character (until nginx is reloaded, such a title is found the SSI way)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -106,9 +112,12 @@ from urllib.parse import urlsplit
 
 import jinja2
 
+from sync.titles import SPACE_CHARACTERS
+
 from . import api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
+from .title_lookup import illegal_in_title
 
 #: Raw characters of a title value to re-encode before the SSI include, with the
 #: expression of the run of characters between two of them.
@@ -133,6 +142,15 @@ _DECODED_ASCII = "!\"&'()*+,-./:;=?@\\^`~"
 _DECODING_STEPS = (8, 4, 2, 1)
 #: An escape left after the decoding steps (case-insensitive), but for `%25` (`%`).
 _UNDECODED_RE = "%(?!25)[0-9A-F]{2}"
+#: nginx reads a configuration token into a 4 KB buffer: a longer regex or value is "too
+#: long parameter", and `nginx -t` fails (1.22: 4,096 bytes with the quotes pass).
+_PARAMETER_BYTES = 4096
+_TOO_LONG = f"its rule would pass nginx's {_PARAMETER_BYTES}-byte limit on a parameter"
+#: What the title's spaces are once the cascades ran: a run of them is one `_`.
+_SPACE_RUN = re.compile("[" + re.escape(SPACE_CHARACTERS) + "]+")
+#: Characters a namespace name may hold that no title's prefix can: `#` starts the
+#: fragment (nginx cuts it before the prefix is read), the first `:` ends the prefix.
+_PREFIX_BREAKERS = "#:"
 
 
 def quote(value: str) -> str:
@@ -225,26 +243,103 @@ def _template() -> jinja2.Template:
     return env.get_template("nginx.conf.j2")
 
 
-def _name_forms(name: str) -> Iterator[str]:
-    """A lower-cased namespace name as it may arrive raw: spaces as `_` (the cascades ran),
-    non-ASCII letters raw or percent-encoded (the regex is case-insensitive for ASCII and
-    for the hex digits)."""
-    text = name.replace(" ", "_")
-    yield re.escape(text)
-    if not text.isascii():
-        yield "".join(c if c.isascii() else "".join(f"%{b:02X}" for b in c.encode("utf-8")) for c in re.escape(text))
+def _name_pattern(name: str) -> str:
+    """A namespace name as a regex over the raw title once the cascades ran: a run of its
+    spaces (any of them) is one `_`; every character but a letter, a digit and `_` raw or
+    percent-encoded (the regex is case-insensitive for ASCII and for the hex digits). PCRE
+    reads a backslash before ASCII punctuation as that character; nginx matches bytes, so
+    a non-ASCII character is its UTF-8 bytes, raw."""
+    parts = []
+    for char in _SPACE_RUN.sub("_", name).strip("_"):
+        if char == "_" or (char.isascii() and char.isalnum()):
+            parts.append(char)
+        else:
+            raw = "\\" + char if char.isascii() else char
+            parts.append(f"(?:{raw}|{_escape_of(char)})")
+    return "".join(parts)
 
 
-def _namespace_rules(namespaces: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
-    """(regex, value) that write a title's namespace prefix as the title file has it."""
-    rules = []
+def _unusable(name: str) -> str | None:
+    """Why no title can start with `name` as its namespace prefix, or None."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it is not Unicode text"
+    if not _SPACE_RUN.sub("", name):
+        return "it is blank"
+    if illegal_in_title(name) or any(c in name for c in _PREFIX_BREAKERS):
+        return "no title can start with it"
+    return None
+
+
+def _unusable_file_prefix(canonical: str, for_url: bool) -> str | None:
+    """Why no title file of the namespace `canonical` can be written by a rule, or None."""
+    if not canonical:
+        return "it is the main namespace's"
+    try:
+        canonical.encode("utf-8")
+    except UnicodeEncodeError:
+        return "it is not Unicode text"
+    if illegal_in_title(canonical):
+        return "no title can hold it"
+    if not _fits(_prefix_value(canonical, for_url)):
+        return _TOO_LONG
+    return None
+
+
+def _prefix_value(canonical: str, for_url: bool) -> str:
+    """`set`'s value: the title file's prefix, `%` and `$` (which no nginx string can hold)
+    percent-encoded, for the decoding steps or the SSI include to turn back; `for_url` (a
+    bucket's URL, which the title goes to encoded): its non-ASCII characters too."""
+    prefix = canonical.replace(" ", "_").replace("%", "%25").replace("$", "%24")
+    if for_url:
+        prefix = "".join(c if c.isascii() else _escape_of(c) for c in prefix)
+    return prefix + ":$1"
+
+
+def _fits(text: str) -> bool:
+    return len(quote(text).encode("utf-8")) <= _PARAMETER_BYTES
+
+
+def _left_out(name: str, why: str) -> str:
+    return f"namespace name {json.dumps(name)} left out of the prefix rules: {why}"
+
+
+def _namespace_rules(namespaces: Mapping[str, Sequence[str]], for_url: bool) -> tuple[list[tuple[str, str]], list[str]]:
+    """(regex, value) that write a title's namespace prefix as the title file has it, and
+    a note (one ASCII line) on each name left out of them: a title cannot start with it
+    (`serve` finds no title by it either), or its rule would not fit in one nginx
+    parameter. A namespace whose names do not fit in one rule gets several."""
+    rules: list[tuple[str, str]] = []
+    notes: list[str] = []
     for canonical, names in sorted(namespaces.items()):
-        if any(c in canonical for c in "'\\$\"{};") or not canonical.strip():
-            raise ValueError(f"unusable namespace name for an nginx configuration: {canonical!r}")
-        forms = sorted({form for name in names for form in _name_forms(name)}, key=lambda f: (-len(f), f))
-        regex = "^(?:" + "|".join(forms) + ")_*(?::|%3A)_*(.*)$"
-        rules.append((regex, canonical.replace(" ", "_") + ":$1"))
-    return rules
+        why = _unusable_file_prefix(canonical, for_url)
+        if why is not None:
+            notes.append(_left_out(canonical, why))
+            continue
+        patterns = set()
+        # The local name as the wiki spells it too: nginx lower-cases no non-ASCII letter.
+        for name in sorted({*names, canonical}):
+            why = _unusable(name)
+            if why is None and not _fits(_rule_regex([_name_pattern(name)])):
+                why = _TOO_LONG
+            if why is None:
+                patterns.add(_name_pattern(name))
+            elif name in names:
+                notes.append(_left_out(name, why))
+        chunk: list[str] = []
+        for pattern in sorted(patterns, key=lambda f: (-len(f), f)):
+            if chunk and not _fits(_rule_regex([*chunk, pattern])):
+                rules.append((_rule_regex(chunk), _prefix_value(canonical, for_url)))
+                chunk = []
+            chunk.append(pattern)
+        if chunk:
+            rules.append((_rule_regex(chunk), _prefix_value(canonical, for_url)))
+    return rules, notes
+
+
+def _rule_regex(patterns: Sequence[str]) -> str:
+    return "^(?:" + "|".join(patterns) + ")_*(?::|%3A)_*(.*)$"
 
 
 def _cors_refused_re() -> str:
@@ -313,6 +408,7 @@ def render_snippet(
     for path in api_paths:
         if not path.startswith("/") or any(c in path for c in " ;{}'\"$"):
             raise ValueError(f"bad api path {path!r}")
+    namespace_rules, namespace_notes = _namespace_rules(namespaces or {}, for_url=origin is not None)
     return _template().render(
         root=root,
         origin=origin,
@@ -322,7 +418,8 @@ def render_snippet(
         headers=api_headers,
         cache_control=api_headers.cache_control(max_age),
         cors_refused_re=_cors_refused_re(),
-        namespace_rules=_namespace_rules(namespaces or {}),
+        namespace_rules=namespace_rules,
+        namespace_notes=namespace_notes,
         error_body=_error_body,
         json=_json,
         title_spaces=_title_spaces(),

@@ -8,39 +8,14 @@ every request, never cached.
 
 from __future__ import annotations
 
-import mimetypes
 import os
 from pathlib import Path
 from urllib.parse import unquote
 
-from .api_rules import JSON_TYPE
-
-_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".htm": "text/html; charset=utf-8",
-    ".json": JSON_TYPE,
-    ".pbn": "text/plain; charset=utf-8",
-    # The other deals files and scripts are text too (LIN, dealer, Deal 3.1's Tcl); without
-    # these, .lin and .dlr went out as application/octet-stream.
-    ".lin": "text/plain; charset=utf-8",
-    ".dlr": "text/plain; charset=utf-8",
-    ".tcl": "text/plain; charset=utf-8",
-    ".txt": "text/plain; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".ico": "image/x-icon",
-    ".xml": "application/xml; charset=utf-8",
-}
-
+from .file_types import media_type
 
 def content_type(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix in _TYPES:
-        return _TYPES[suffix]
-    guessed, _ = mimetypes.guess_type(path.name)
-    return guessed or "application/octet-stream"
+    return media_type(path.name)
 
 
 class StaticResult:

@@ -17,7 +17,7 @@ from functools import cache
 from urllib.parse import unquote_to_bytes
 
 from store.model import SiteInfo
-from sync.titles import CANONICAL_NAMESPACES, normalise, upper_first
+from sync.titles import CANONICAL_NAMESPACES, MAX_TITLE_BYTES, normalise, upper_first
 
 #: Characters MediaWiki never allows in a title ($wgLegalTitleChars' complement that a
 #: decoded value can hold), a `%XX` sequence, an XML entity, three tildes (a signature);
@@ -25,8 +25,6 @@ from sync.titles import CANONICAL_NAMESPACES, normalise, upper_first
 _ILLEGAL = re.compile(r"[<>\[\]|{}\x00-\x1f\x7f\ufffd]|%[0-9A-Fa-f]{2}|&[A-Za-z0-9\x80-\uffff]+;|~~~")
 #: A `.` or `..` path segment (MediaWiki refuses relative-path titles).
 _DOT_SEGMENT = re.compile(r"(^|/)\.{1,2}(/|$)")
-#: MediaWiki's limit on a title's database key, in UTF-8 bytes.
-MAX_TITLE_BYTES = 255
 
 
 def decode_value(raw: str) -> str:
@@ -45,6 +43,11 @@ def api_title(text: str, site: SiteInfo) -> str | None:
     if len(key.replace(" ", "_").encode("utf-8")) > MAX_TITLE_BYTES:
         return None
     return title
+
+
+def illegal_in_title(text: str) -> bool:
+    """`text` holds what no MediaWiki title may: a character, `%XX`, an entity, `~~~`."""
+    return _ILLEGAL.search(text) is not None
 
 
 def file_name(title: str) -> bytes:

@@ -54,9 +54,10 @@ from .object_store import BucketPublishResult, BucketTarget, publish_folder, rec
 from .page_files import STATUS_TEXT, urls
 from .publish import PublishError, Reused, current_version, publish, published_manifest
 from .render_cache import RenderCache, page_key
-from .sampling import SampleJob, sample_job, sample_jobs, schedule
+from .sampling import SampleJob, sample_job_isolated, sample_jobs, schedule
 from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
 from .title_aliases import TitleTarget, alias_files
+from .faults import Fault, Step, caught, log_faults
 from .wiki_links import WikiLinks
 from .workers import Workers
 
@@ -99,6 +100,12 @@ class _Unwatched:
 
 def _uncounted(done: int) -> None:
     pass
+
+
+#: The most deals per scenario a build publishes: every deal is a diagram with its table on
+#: the convention page (about 6 KB), and a page carries up to `dsl.limits`' 64 scenarios;
+#: more deals than this are for the `deals` command (docs/DECISIONS.md).
+DEALS_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -152,9 +159,23 @@ class BuildReport:
     dd_failed: int = 0
     dd_waiting: int = 0
     dd_seconds: float = 0.0
+    #: Scenarios and pages this run could not deal or render (a bug: `faults`), published without.
+    faults: list[Fault] = field(default_factory=list)
 
     def summary(self) -> str:
-        return self._summary() + self._dd_summary()
+        return self._summary() + self._dd_summary() + self._faults_summary()
+
+    def warning(self) -> str:
+        """What cron must hear of although the run published ("" when nothing): its faults,
+        and deals double dummy failed on."""
+        dd = f"double dummy failed on {self.dd_failed} deals" if self.dd_failed else ""
+        return "; ".join(part for part in (self._faults_summary().removeprefix("; "), dd) if part)
+
+    def _faults_summary(self) -> str:
+        scenarios = sum(1 for f in self.faults if f.scenario is not None)
+        pages = sum(1 for f in self.faults if f.scenario is None)
+        parts = [f"{n} {what}{'' if n == 1 else 's'} failed" for n, what in ((scenarios, "scenario"), (pages, "page")) if n]
+        return f"; {', '.join(parts)} (see the log; tried again next run)" if parts else ""
 
     def _dd_summary(self) -> str:
         if not (self.dd_computed or self.dd_failed or self.dd_waiting):
@@ -232,6 +253,7 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
     report.pages = len(analyses)
     report.statuses = {s.value: sum(1 for a in analyses if a.status is s) for s in Status}
     report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
+    log_faults(report.faults)
     return report
 
 
@@ -299,7 +321,7 @@ def _deals(
             if cached is not None:
                 with history.store.reading():  # damaged bytes there: the state's fault, exit 5
                     outcome = ScenarioDeals.from_json(json.loads(cached))
-            if outcome is None or _now_counted_exactly(scenario, outcome):
+            if outcome is None or _now_counted_exactly(scenario, outcome, report, a.page.page_id, index):
                 jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
             else:
                 outcomes[key] = outcome
@@ -307,26 +329,33 @@ def _deals(
     report.deals_reused = len(used)
     report.deals_drawn = len(jobs)
     dealt = progress.stage("build: scenarios dealt", "scenario", len(jobs))
-    for key, outcome in zip(jobs, _run_jobs(list(jobs.values()), dealt, workers, while_waiting)):
+    for key, (outcome, fault) in zip(jobs, _run_jobs(list(jobs.values()), dealt, workers, while_waiting)):
         outcomes[key] = outcome
-        used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
+        if fault is None:
+            used[key] = json.dumps(outcome.to_json(), ensure_ascii=False)
+        else:  # not remembered: the next run deals it again
+            report.faults.append(fault)
     deals: dict[int, list[ScenarioDeals]] = {}
     for key in sorted(outcomes):
         deals.setdefault(key[0], []).append(outcomes[key])
     return deals, used
 
 
-def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals) -> bool:
+def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals, report: BuildReport, page_id: int, index: int) -> bool:
     """Is a kept estimate one this program counts exactly? Then the scenario is dealt again,
     so that an upgrade makes a page's probabilities exact without waiting for an edit. The
     count is remembered on disk (`deals.cache`): a scenario still past the budgets costs a
-    lookup per build, not a count."""
+    lookup per build, not a count. A count that fails keeps the estimate (a fault)."""
     if not kept.deals or kept.probability.exact:
         return False
     from deals.rules import compile_scenario
     from deals.sampler import exact_cross_count
 
-    return exact_cross_count(compile_scenario(scenario)) is not None
+    try:
+        return exact_cross_count(compile_scenario(scenario)) is not None
+    except Exception as exc:  # noqa: BLE001 - a bug in one count keeps what was good
+        report.faults.append(caught(exc, page_id, index, Step.DEALING))
+        return False
 
 
 def _workers() -> int:
@@ -338,11 +367,11 @@ def _run_jobs(
     dealt: Callable[[int], None] = _uncounted,
     workers: Workers | None = None,
     while_waiting: Callable[[], None] = lambda: None,
-) -> list[ScenarioDeals]:
+) -> list[tuple[ScenarioDeals, Fault | None]]:
     # Each job is seeded on its own, so the result is the same however the jobs are spread.
     if workers is None or workers.workers < 2 or len(jobs) < PARALLEL_FROM:
-        return [_counted(sample_job(job), dealt) for job in jobs]
-    results: dict[int, ScenarioDeals] = {}
+        return [_counted(sample_job_isolated(job), dealt) for job in jobs]
+    results: dict[int, tuple[ScenarioDeals, Fault | None]] = {}
     shares = schedule(jobs, most=max(1, len(jobs) // (workers.workers * 8)))
     dealing = workers.map(sample_jobs, [[jobs[i] for i in share] for share in shares])  # every share sent now
     while_waiting()
@@ -359,16 +388,16 @@ def _compile_templates(lang: str) -> None:
     compile_template()
 
 
-def _make_page_files(works: list[tuple[page_files.PageWork, list[PurePosixPath]]], workers: Workers | None) -> list[page_files.Made]:
+def _make_page_files(works: list[tuple[page_files.PageWork, list[PurePosixPath]]], workers: Workers | None) -> list[page_files.PageMade]:
     """Each page's files, in the order of `works` (each with all its paths): in the worker
     processes when they are running (they dealt) and many pages have files to make, else
     here. Never in workers started for this alone: on this 2-core machine, busy with other
     work, a pool started to render 1,000 pages took 19-25 s of CPU against 13-14 s here, and
     no less time."""
     todo = [i for i, (work, paths) in enumerate(works) if not work.reused.issuperset(paths)]
-    made: dict[int, page_files.Made] = {}
+    made: dict[int, page_files.PageMade] = {}
     if workers is None or not workers.started or workers.workers < 2 or len(todo) < RENDER_PARALLEL_FROM:
-        made = {i: page_files.make(works[i][0]) for i in todo}
+        made = {i: page_files.make_isolated(works[i][0]) for i in todo}
     else:
         # A few pages a task: a page's files are milliseconds of work, a task's round trip not much less.
         tasks = [todo[start : start + RENDER_SHARE] for start in range(0, len(todo), RENDER_SHARE)]
@@ -377,14 +406,14 @@ def _make_page_files(works: list[tuple[page_files.PageWork, list[PurePosixPath]]
                 page_files.say_again(said)
                 made[i] = page
     # A page whose files are all reused makes nothing: each path, no bytes.
-    return [made[i] if i in made else [(path, None) for path in paths] for i, (_, paths) in enumerate(works)]
+    return [made[i] if i in made else page_files.PageMade([(path, None) for path in paths]) for i, (_, paths) in enumerate(works)]
 
 
-def _make_in_worker(works: list[page_files.PageWork]) -> list[tuple[page_files.Made, list[tuple[str, int, str]]]]:
+def _make_in_worker(works: list[page_files.PageWork]) -> list[tuple[page_files.PageMade, list[tuple[str, int, str]]]]:
     return [page_files.make_in_worker(work) for work in works]
 
 
-def _counted(outcome: ScenarioDeals, dealt: Callable[[int], None]) -> ScenarioDeals:
+def _counted(outcome: tuple[ScenarioDeals, Fault | None], dealt: Callable[[int], None]) -> tuple[ScenarioDeals, Fault | None]:
     dealt(1)
     return outcome
 
@@ -440,7 +469,13 @@ def render_files(
     files.update(alias_files(targets, links.site, redirected))
     files[layout.SITEINFO] = dumps(siteinfo_document(links.site))
     dd = dd or dd_run.DDRun()
-    page_dd = {pid: dd.page(outcomes) for pid, outcomes in deals.items()}
+    deals = dict(deals)  # a page that fails to render is shown without its deals (the caller's stay)
+    page_dd = {}
+    for pid, outcomes in deals.items():
+        try:
+            page_dd[pid] = dd.page(outcomes)
+        except Exception as exc:  # noqa: BLE001 - one page's tables or par; the page goes without
+            report.faults.append(caught(exc, pid, None, Step.DOUBLE_DUMMY))
     keys = {
         a.page.page_id: page_key(
             a, deals.get(a.page.page_id), links.view(a.page.title), lang, _dd_key(page_dd.get(a.page.page_id))
@@ -461,7 +496,12 @@ def render_files(
     html: list[tuple[PurePosixPath, bytes | Reused]] = []
     for (work, reused, _), page in zip(works, made, strict=True):
         key = keys[work.analysis.page.page_id]
-        for path, data in page:
+        if page.fault is not None:
+            report.faults.append(page.fault)
+            key, reused = "", {}  # files made without the deals: never what a later run may reuse
+            if page.outcomes is not None:
+                deals[work.analysis.page.page_id] = list(page.outcomes)
+        for path, data in page.made:
             if path in reused:
                 entry: bytes | Reused = Reused(reused[path])
             elif data is not None:
@@ -525,9 +565,10 @@ def _broken_views(
     views = {}
     for row in broken:
         a = by_id[row["pageId"]]
+        assert a.current is not None  # a broken row's page has a value
         views[row["pageId"]] = BrokenView(
             links.diff(a.page.title, row["brokenSince"]["revid"]),
-            local_errors(row["raw"], lang),
+            local_errors(a.current.raw, lang),  # the whole value: the row's is cut (`shown_raw`)
             tuple((s.label, sentence(s, lang)) for s in a.scenarios),
         )
     return views

@@ -11,7 +11,8 @@ the machine's load), so the budget is passed only when a batch takes more than t
 estimate; a batch is never cut short (DDS cannot be stopped midway).
 
 A deal DDS fails on is logged and published without `dd`; it has no row, so the next run
-tries it again. DDS that cannot be loaded at all is one warning, and the build goes on.
+tries it again; a damaged row is dropped when it is read (`DDTables.find`), and its deal
+waits here like any other. DDS that cannot be loaded at all is one warning, and the build goes on.
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def _compute(
     first = 2 * (os.cpu_count() or 1)
     start = clock()
     done = computed = failed = 0
+    traced = False
     while done < len(pending):
         spent = clock() - start
         left = budget - spent
@@ -167,6 +169,10 @@ def _compute(
         except OSError as exc:  # the library itself would not load or run
             log.warning("double dummy: DDS failed (%s); the deals left wait for the next run", exc)
             break
+        except Exception as exc:  # noqa: BLE001 - a bug on one batch: its deals go without, the rest go on
+            # the traceback once a run; its deals are said one by one below
+            log.log(logging.WARNING if traced else logging.ERROR, "double dummy: internal error on %d deals (%r); please report it", len(batch), exc, exc_info=not traced)
+            traced, results = True, [None] * len(batch)
         new = {}
         for pbn, table in zip(batch, results):
             if table is None:

@@ -11,6 +11,7 @@ from typing import Any
 import dsl
 from deals.outcome import ScenarioDeals, deals_with_boards
 from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SEAT_ROLE
+from dsl.limits import LIMITS
 from dsl.model import Role
 from dsl.render import error_json
 
@@ -81,6 +82,14 @@ def deals_document(a: PageAnalysis, outcomes: list[ScenarioDeals]) -> dict[str, 
     }
 
 
+def shown_raw(raw: str) -> str:
+    """A broken page's raw text as the report shows it: no more than the DSL reads
+    (`dsl.limits`; a longer one has one error, at the cut), then how much was left out."""
+    if len(raw) <= LIMITS.characters:
+        return raw
+    return f"{raw[: LIMITS.characters]} [\u2026 {len(raw) - LIMITS.characters:,} more characters not shown]"
+
+
 def report_document(
     pages: list[PageAnalysis],
     deals: dict[int, list[ScenarioDeals]],
@@ -91,7 +100,7 @@ def report_document(
     """report/report.json: what editors must fix, and what is odd, page by page;
     `titles_refused`: the pages served by page id only, and why (layout.title_files)."""
     titles_refused = titles_refused or {}
-    broken, problems, unsatisfiable, rare_rows, title_rows = [], [], [], [], []
+    broken, problems, unsatisfiable, rare_rows, title_rows, failed = [], [], [], [], [], []
     for a in sorted(pages, key=_by_title):
         page = a.page
         where = {"pageId": page.page_id, "title": page.title, "url": links.view(page.title), "editUrl": links.edit(page.title)}
@@ -104,7 +113,7 @@ def report_document(
                     "timestamp": page.timestamp,
                     "brokenSince": {"revid": a.history.broken_revid, "timestamp": a.history.broken_since},
                     "servingRevid": a.served_revid,
-                    "raw": a.current.raw,
+                    "raw": shown_raw(a.current.raw),
                     "errors": [error_json(e) for e in a.current.errors],
                 }
             )
@@ -116,7 +125,9 @@ def report_document(
         for outcome in deals.get(page.page_id, []):
             scenario = {**where, "scenario": outcome.index, "label": outcome.label}
             p = outcome.probability
-            if outcome.unsatisfiable:
+            if outcome.failed:
+                failed.append({**scenario, "reason": outcome.failed.english(), "error": outcome.error})
+            elif outcome.unsatisfiable:
                 unsatisfiable.append({**scenario, "reason": outcome.unsatisfiable.english()})
             elif outcome.too_rare:
                 rare_rows.append({**scenario, "probability": p.high, "probabilityExact": False, "tooRare": outcome.too_rare.english()})
@@ -138,12 +149,14 @@ def report_document(
             "rareScenarios": len(rare_rows),
             "rareThreshold": rare,
             "titlesWithoutFile": len(title_rows),
+            "failedScenarios": len(failed),
         },
         "broken": broken,
         "templateProblems": problems,
         "unsatisfiable": unsatisfiable,
         "rare": rare_rows,
         "titlesWithoutFile": title_rows,
+        "failed": failed,
     }
 
 

@@ -19,6 +19,7 @@ from store.version import VERSION
 
 from . import layout
 from .analysis import PageAnalysis
+from .page_files import DEAL_FILES
 from .publish import Reused
 from .status import GENERATOR
 
@@ -38,7 +39,7 @@ def page_paths(
     """The files of page `a` in this build: get by page id and by title, deals JSON, PBN,
     LIN, each scenario's scripts (`scripts`: the page's, from `scripts_by_page`), the convention page."""
     pid = a.page.page_id
-    fixed = [layout.get_by_pageid(pid), title_path, layout.deals_json(pid), layout.deals_pbn(pid), layout.deals_lin(pid)]
+    fixed = [layout.get_by_pageid(pid), title_path, *(f.path(pid) for f in DEAL_FILES)]
     ordered = sorted(scripts, key=lambda p: (int(p.stem), p.suffix))
     return [p for p in fixed if p is not None and p in files] + ordered + [layout.convention_html(pid)]
 

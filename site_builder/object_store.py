@@ -22,25 +22,34 @@ remembered one needs no HEAD. Anything else (an object written by someone else, 
 record) is checked with a HEAD.
 
 Two runs publishing to one prefix: a lock object (`LOCK_KEY`) is created with a conditional
-PUT (`If-None-Match: *`), so the second is refused at once. A lock older than
-`LOCK_STALE` seconds (a run killed before it could delete it) is taken over.
+PUT (`If-None-Match: *`), so the second is refused at once. The lock is deleted however the
+publish ends; when even that fails (the network that cut the publish is still down), the
+next run takes it over at once, with a warning, if no run can be holding it: its holder is a
+process of this host that is no longer running (or this very process, whose publish
+ended), or it is dated more than `LOCK_CLOCK_SKEW` after the store received it. Any other
+lock is taken over once it is `LOCK_STALE` seconds old (a run killed on another host).
 """
 
 from __future__ import annotations
 
 import json
-import mimetypes
+import logging
 import os
 import socket
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from serving.file_types import media_type
+
 from .publish import PublishError
+
+log = logging.getLogger(__name__)
 
 #: Uploaded last, so that no reader finds one naming a file not uploaded yet.
 INDEX_DOCUMENTS = (
@@ -55,23 +64,14 @@ INDEX_DOCUMENTS = (
 LOCK_KEY = ".bridgeshape-mirror.lock"
 #: A lock this old was left by a run that died: a run takes at most its deadline and build.
 LOCK_STALE = 3600.0
+#: How much later than the store received it a lock may say it was taken: S3 refuses a
+#: request signed more than 15 minutes off its own clock, so no run it let write the lock
+#: dates it later than that (docs/DECISIONS.md).
+LOCK_CLOCK_SKEW = 900.0
 #: `Cache-Control` of every object: clients poll often, and cron updates every few minutes.
 DEFAULT_MAX_AGE = 300
 #: The metadata key that holds an object's SHA-256.
 DIGEST_KEY = "sha256"
-
-#: `.ssi`: the nginx drop-in's error templates (`nginx/errors/`), JSON once nginx fills them,
-#: typed so that nginx in front of the bucket answers them as JSON.
-_TEXT_TYPES = {".json": "application/json", ".html": "text/html", ".css": "text/css", ".js": "text/javascript",
-               ".ssi": "application/json"}
-_EXTRA_TYPES = {
-    ".pbn": "application/x-bridge-pbn",
-    ".lin": "application/x-bridge-lin",
-    ".dlr": "text/plain",
-    ".tcl": "text/x-tcl",
-    ".conf": "text/plain",
-}
-
 
 class BucketError(PublishError):
     """The bucket could not be published to: the message names the bucket and the object."""
@@ -130,13 +130,6 @@ class BucketPublishResult:
     bytes_sent: int
     #: HEAD requests made to read digests the record did not have.
     checked: int
-
-
-def content_type(path: str) -> str:
-    suffix = PurePosixPath(path).suffix.lower()
-    if suffix in _TEXT_TYPES:
-        return _TEXT_TYPES[suffix] + "; charset=utf-8"
-    return _EXTRA_TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
 
 
 def make_client(target: BucketTarget) -> Any:
@@ -210,7 +203,7 @@ def publish_folder(
                     raise BucketError(f"cannot publish to {target}: cannot read the built file {path}: {exc}") from exc
                 try:
                     answer = client.put_object(
-                        Bucket=target.bucket, Key=key, Body=data, ContentType=content_type(path),
+                        Bucket=target.bucket, Key=key, Body=data, ContentType=media_type(path),
                         CacheControl=f"public, max-age={target.max_age}", Metadata={DIGEST_KEY: digest},
                     )
                 except errors as exc:
@@ -286,18 +279,99 @@ def _write_record(record: Path, remembered: dict[str, list[str]]) -> None:
         pass  # only a cache: the next run reads the digests from the bucket
 
 
+#: The tokens of the bucket locks this process holds now: a lock naming this process
+#: with another token was left by one of its publishes that ended.
+_HELD: set[str] = set()
+
+
+@dataclass(frozen=True)
+class _Holder:
+    """What a lock object says of the run that took it."""
+
+    etag: str
+    host: str | None
+    pid: int | None
+    token: str | None
+    #: The host's boot (Linux's boot id): a process of an earlier boot is gone.
+    boot: str | None
+    #: When the run took it (its clock) and when the store received it (the store's).
+    since: float
+    stored: float | None
+    #: False: the object is not a lock this program writes (nothing above is known).
+    readable: bool = True
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} on {self.host}" if self.host is not None else "unknown"
+
+    def gone(self) -> str | None:
+        """Why no run can be holding this lock now, or None."""
+        if not self.readable:
+            return "it is not a lock this program writes"
+        if self.stored is not None and self.since > self.stored + LOCK_CLOCK_SKEW:
+            return (f"it is dated {_utc(self.since)}, {_duration(self.since - self.stored)} after the store received it "
+                    "(a clock, or the lock, is wrong)")
+        if self.host != socket.gethostname() or self.pid is None:
+            return None
+        if self.boot is not None and _boot_id() is not None and self.boot != _boot_id():
+            return "this host has restarted since"
+        if self.pid == os.getpid():
+            return None if self.token in _HELD else "its holder is this process, whose publish ended"
+        return None if _running(self.pid) else "its holder is no longer running"
+
+
+def _boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip() or None
+    except (OSError, ValueError):
+        return None
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def _utc(moment: float) -> str:
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(moment))
+    except (OverflowError, OSError, ValueError):
+        return f"{moment:.0f} s after 1970"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 @contextmanager
 def _bucket_lock(client: Any, target: BucketTarget, errors: tuple[type[BaseException], ...]) -> Iterator[None]:
     key = target.key(LOCK_KEY)
-    body = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "since": time.time()}).encode()
+    token = uuid.uuid4().hex
+    body = json.dumps(
+        {"host": socket.gethostname(), "pid": os.getpid(), "boot": _boot_id(), "since": time.time(), "token": token}
+    ).encode()
     etag = _take_lock(client, target, key, body, errors)
+    _HELD.add(token)
+    finished = False
     try:
         yield
+        finished = True
     finally:
+        _HELD.discard(token)
         try:
             client.delete_object(Bucket=target.bucket, Key=key, IfMatch=etag)
-        except errors:
-            pass  # left behind, it goes stale and the next run takes it over
+        except Exception as exc:  # the network that ended the publish may still be down
+            log.warning(
+                "the lock object %r of %s could not be released (%s): the next run on this host takes it over, "
+                "elsewhere after %.0f minutes", key, target, exc, LOCK_STALE / 60,
+            )
+        else:
+            if not finished:
+                log.warning("the publish to %s failed part-way; its lock object %r is released, the next run finishes it", target, key)
 
 
 def _take_lock(client: Any, target: BucketTarget, key: str, body: bytes, errors: tuple[type[BaseException], ...]) -> str:
@@ -310,29 +384,39 @@ def _take_lock(client: Any, target: BucketTarget, key: str, body: bytes, errors:
         holder = _lock_holder(client, target, key, errors)
         if holder is None:
             continue  # released meanwhile
-        since, etag, who = holder
-        if attempt or time.time() - since < LOCK_STALE:
+        gone = holder.gone()
+        if gone is None and time.time() - holder.since >= LOCK_STALE:
+            gone = f"it was taken {_utc(holder.since)} and never released"
+        if attempt or gone is None:
             raise BucketLocked(
-                f"another run ({who}) has been publishing to {target} since "
-                f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(since))} (lock object {key!r}); this run published nothing"
+                f"another run ({holder}) has been publishing to {target} since "
+                f"{_utc(holder.since)} (lock object {key!r}); this run published nothing"
             )
-        try:  # stale: take it over, unless someone else just did
-            client.delete_object(Bucket=target.bucket, Key=key, IfMatch=etag)
+        log.warning("taking over the lock object %r of %s left by %s: %s", key, target, holder, gone)
+        try:  # unless someone else just did
+            client.delete_object(Bucket=target.bucket, Key=key, IfMatch=holder.etag)
         except errors:
             pass
     raise BucketLocked(f"another run is publishing to {target} (lock object {key!r}); this run published nothing")
 
 
-def _lock_holder(
-    client: Any, target: BucketTarget, key: str, errors: tuple[type[BaseException], ...]
-) -> tuple[float, str, str] | None:
+def _lock_holder(client: Any, target: BucketTarget, key: str, errors: tuple[type[BaseException], ...]) -> _Holder | None:
     try:
         answer = client.get_object(Bucket=target.bucket, Key=key)
-        data = json.loads(answer["Body"].read())
-        return float(data["since"]), answer["ETag"], f"pid {data.get('pid')} on {data.get('host')}"
+        raw = answer["Body"].read()
     except errors as exc:
         if _code(exc) in ("404", "NoSuchKey", "NotFound"):
             return None  # released meanwhile: try again
         raise _failure(target, "reading the lock", key, exc) from exc
-    except (ValueError, KeyError, TypeError):
-        return 0.0, answer["ETag"], "unknown"  # not ours to read: treat as stale
+    stored = answer.get("LastModified")
+    stored_at = stored.timestamp() if stored is not None else None
+    try:
+        data = json.loads(raw)
+        since = float(data["since"])
+        pid = data.get("pid")
+        if since != since or not (pid is None or (type(pid) is int and pid > 0)):
+            raise ValueError("not a lock of ours")
+        host, token, boot = (str(data[k]) if data.get(k) is not None else None for k in ("host", "token", "boot"))
+        return _Holder(answer["ETag"], host, pid, token, boot, since, stored_at)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return _Holder(answer["ETag"], None, None, None, None, 0.0, stored_at, readable=False)

@@ -1,5 +1,6 @@
-"""The files made from one convention page alone: its deals as JSON, PBN and LIN, its
-scenarios as scripts, and its HTML page; what `render_cache` keys by the page.
+"""The files made from one convention page alone, all made here: its deals as JSON, PBN and LIN
+(`DEAL_FILES`: one row per format), its scenarios as scripts, and its HTML page; what
+`render_cache` keys by the page.
 
 `make` makes those of a page that the published mirror cannot lend (`PageWork.reused`). A
 build with many such pages makes them in its worker processes (`make_in_worker`, which
@@ -8,15 +9,17 @@ hands back the warnings said there), a few in its own process: the bytes are the
 
 from __future__ import annotations
 
+import functools
+import io
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deals.boards import page_boards
 from deals.double_dummy import Summary
-from deals.outcome import ScenarioDeals
+from deals.outcome import ScenarioDeals, failed_outcome
 from dsl.format import format_scenario
 from dsl.language import N_
 
@@ -25,11 +28,17 @@ from .analysis import PageAnalysis, Status
 from .describe import ROLE_NAMES, describe
 from .diagrams import BoardView, board_view
 from .documents import deals_document, dumps
-from .downloads import page_downloads
 from .export_links import ScenarioLinks, scenario_links
+from .faults import Fault, Step, caught
 from .html import render
-from .sampling import lin_file, pbn_file, script_files, seed_key
 from .wiki_links import WikiLinks
+
+if TYPE_CHECKING:
+    from deals.boards import BoardDeal
+    from deals.pbn import PbnTag
+    from dsl.model import Scenario
+
+log = logging.getLogger(__name__)
 
 STATUS_TEXT = {
     Status.OK.value: N_("ok"),
@@ -39,7 +48,7 @@ STATUS_TEXT = {
 }
 
 
-def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals], dd: dd_run.PageDD) -> bytes:
+def _deals_json(a: PageAnalysis, outcomes: list[ScenarioDeals], seed: int, dd: dd_run.PageDD) -> bytes:
     return dumps(dd.add_to(deals_document(a, outcomes)))
 
 
@@ -48,6 +57,42 @@ def _pbn(a: PageAnalysis, outcomes: list[ScenarioDeals], seed: int, dd: dd_run.P
     pbn_of = {(o.index, i): pbn for o in outcomes for i, pbn in enumerate(o.deals)}
     extra = dd.pbn_tags(pbn_of) if dd.deals else None
     return pbn_file(a.page.title, outcomes, seed_key(a.page.page_id, a.served_revid, seed), extra)
+
+
+def _lin(a: PageAnalysis, outcomes: list[ScenarioDeals], seed: int, dd: dd_run.PageDD) -> bytes:
+    return lin_file(outcomes)
+
+
+@dataclass(frozen=True)
+class DealFile:
+    """A file made from a page's deals: its public path (`layout`), how it is made, and its
+    label among the downloads the convention page offers (in `offered` order)."""
+
+    path: Callable[[int], PurePosixPath]
+    make: Callable[[PageAnalysis, list[ScenarioDeals], int, dd_run.PageDD], bytes]
+    label: str
+    offered: int
+
+
+#: Every file made from a page's deals, in the order the build makes them and the manifest
+#: lists them. A new format of the mirror is its writer and one row here (its media type is
+#: a row of `serving.file_types`).
+DEAL_FILES = (
+    DealFile(layout.deals_json, _deals_json, N_("JSON"), offered=2),
+    DealFile(layout.deals_pbn, _pbn, N_("PBN"), offered=1),
+    DealFile(layout.deals_lin, _lin, N_("LIN"), offered=3),
+)
+
+
+@dataclass(frozen=True)
+class Download:
+    label: str
+    path: str
+
+
+def page_downloads(page_id: int) -> tuple[Download, ...]:
+    """The downloads of a page whose deals are published."""
+    return tuple(Download(f.label, str(f.path(page_id))) for f in sorted(DEAL_FILES, key=lambda f: f.offered))
 
 
 def _convention_html(
@@ -172,30 +217,55 @@ Makers = list[tuple[PurePosixPath, Callable[[], bytes | None]]]
 
 
 def _deal_files(work: PageWork) -> tuple[Makers, Makers]:
-    """The page's files made from its deals, each with how to make it (a new format: one line
-    here), and its scripts."""
+    """The page's files made from its deals (`DEAL_FILES`), each with how to make it, and its scripts."""
     if work.outcomes is None:
         return [], []
     a, pid, outcomes = work.analysis, work.analysis.page.page_id, list(work.outcomes)
     dd = work.dd or dd_run.PageDD({}, {})
-    fixed: Makers = [
-        (layout.deals_json(pid), lambda: _deals_json(a, outcomes, dd)),
-        (layout.deals_pbn(pid), lambda: _pbn(a, outcomes, work.seed, dd)),
-        (layout.deals_lin(pid), lambda: lin_file(outcomes)),
-    ]
+    fixed: Makers = [(f.path(pid), functools.partial(f.make, a, outcomes, work.seed, dd)) for f in DEAL_FILES]
     return fixed, script_files(pid, a.page.title, a.scenarios, outcomes)
 
 
-def make_in_worker(work: PageWork) -> tuple[Made, list[tuple[str, int, str]]]:
-    """`make` in a worker process: with what it said (a script not made is a warning), for
-    the building process to say (`say_again`), as `make` in that process says it."""
+@dataclass(frozen=True)
+class PageMade:
+    """A page's files (`make`), or when making them raised, the fault and the files made again
+    with every scenario failed (`outcomes`: what they show; `made` empty when even that
+    failed, and the page's files are left out of the mirror)."""
+
+    made: Made
+    fault: Fault | None = None
+    outcomes: tuple[ScenarioDeals, ...] | None = None
+
+
+def make_isolated(work: PageWork) -> PageMade:
+    """`make`, with one page's fault kept to that page: its scenarios are shown failed, without
+    deals (a bug in a scenario's diagrams, tables or scripts is the likely cause)."""
+    try:
+        return PageMade(make(work))
+    except Exception as exc:  # noqa: BLE001 - any bug in one page's files
+        fault = caught(exc, work.analysis.page.page_id, None, Step.RENDERING)
+    plain = replace(
+        work,
+        outcomes=None if work.outcomes is None else tuple(failed_outcome(o.index, o.label, fault.error) for o in work.outcomes),
+        dd=None,
+        reused=frozenset(),
+    )
+    try:
+        return PageMade(make(plain), fault, plain.outcomes)
+    except Exception:  # noqa: BLE001 - the same fault, already kept
+        return PageMade([], fault, plain.outcomes)
+
+
+def make_in_worker(work: PageWork) -> tuple[PageMade, list[tuple[str, int, str]]]:
+    """`make_isolated` in a worker process: with what it said (a script not made is a
+    warning), for the building process to say (`say_again`), as `make` in that process says it."""
     said: list[tuple[str, int, str]] = []
     handler = _Keeping(said)
     logger = logging.getLogger(__package__)
     logger.addHandler(handler)
     propagate, logger.propagate = logger.propagate, False  # said once, by the building process
     try:
-        return make(work), said
+        return make_isolated(work), said
     finally:
         logger.removeHandler(handler)
         logger.propagate = propagate
@@ -213,3 +283,69 @@ class _Keeping(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.said.append((record.name, record.levelno, record.getMessage()))
+
+
+def seed_key(page_id: int, revid: int, seed: int) -> str:
+    """How the `[Generator]` tag names a page's seed: with `sample_job`'s key, and scenario
+    n (which the writer adds) its deals can be drawn again."""
+    return f"seed {seed}, page {page_id}, revision {revid}"
+
+
+def pbn_file(
+    title: str, outcomes: Iterable[ScenarioDeals], seed: str, extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None
+) -> bytes:
+    """The page's boards as a PBN 2.1 export file (ASCII); each names its scenario.
+    `extra_tags(board)` gives a board's further supplementary tags (double-dummy results)."""
+    from deals.formats import write_all
+    from deals.formats.pbn import Writer
+    from store.version import VERSION  # here, not at the top: every worker imports this module
+
+    from .status import GENERATOR
+
+    out = io.BytesIO()
+    write_all(Writer(out, title=title, tool=f"{GENERATOR} {VERSION}", seed=seed, extra_tags=extra_tags), outcomes)
+    return out.getvalue()
+
+
+def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
+    """The page's boards (those of its PBN file) in BBO's LIN format, one line each."""
+    from deals.formats import open_writer, write_all
+
+    out = io.BytesIO()
+    write_all(open_writer("lin", out), outcomes)
+    return out.getvalue()
+
+
+def script_files(
+    page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]
+) -> list[tuple[PurePosixPath, Callable[[], bytes | None]]]:
+    """Each scenario of a page as an exact dealer and Deal 3.1 script (`scripts/<pageId>/<n>`),
+    its header with the scenario's probability: the path and how to make it, so that a build
+    reusing the published file renders nothing (rendering a thousand pages' scripts takes
+    seconds). A scenario a language cannot say exactly makes None (and a warning): never an
+    approximate script."""
+    from . import layout
+
+    def make(target: str, chosen, index: int) -> bytes | None:
+        from deals.errors import NotExpressible
+        from deals.scripts.export import script
+        from store.version import VERSION
+
+        from .status import GENERATOR
+
+        try:
+            text = script(target, chosen, title=title, tool=f"{GENERATOR} {VERSION}", total=len(scenarios))
+        except NotExpressible as exc:
+            log.warning("page %s, scenario %s: no %s script: %s", page_id, index, target, exc)
+            return None
+        return text.encode("utf-8")
+
+    from deals.scripts.header import ScriptScenario
+    from deals.scripts.render import TARGETS
+
+    files: list[tuple[PurePosixPath, Callable[[], bytes | None]]] = []
+    for scenario, outcome in zip(scenarios, outcomes, strict=True):
+        chosen = [ScriptScenario(outcome.index, scenario, outcome.probability)]
+        for target, (_, suffix) in TARGETS.items():
+            files.append((layout.script(page_id, outcome.index, suffix), functools.partial(make, target, chosen, outcome.index)))
+    return files

@@ -22,7 +22,7 @@ from .extract import extract, template_title
 from .reading import Reading, write_reading
 from .report import SyncReport
 from .syncer import SyncSettings, redirects_meta
-from .titles import CANONICAL_NAMESPACES
+from .titles import CANONICAL_NAMESPACES, overlong_title
 
 log = logging.getLogger(__name__)
 
@@ -171,10 +171,15 @@ def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[in
     found: dict[int, WikiPage] = {}
     redirecting: dict[str, set[tuple[int, str]]] = {}
     fetched = 0
+    refused: list[str] = []
     for page in pages:
         fetched += 1
         if progress is not None:
             progress(1)
+        overlong = overlong_title(page.page_id, page.title, page.namespace, site)
+        if overlong:
+            refused.append(overlong)
+            continue
         if page.redirect:
             redirecting.setdefault(page.redirect, set()).add((page.namespace, page.title))
         result = extract(page.text, template, settings.parameter, site)
@@ -201,6 +206,7 @@ def read_export(path: str | Path, settings: SyncSettings, progress: Callable[[in
         forget=("cursor",),
         meta={REDIRECTS: redirects_meta(redirects)},
         fetched=fetched,
+        refused=tuple(refused),
     )
 
 

@@ -28,6 +28,11 @@ class BadSource(SyncError):
     """The source itself is unusable as given (an API URL that is not api.php)."""
 
 
+class BadSetting(SyncError):
+    """A setting of the sync that cannot be used as given (a contact that cannot go into a
+    header, a blank template name): a configuration error, found before any request."""
+
+
 class DumpError(SyncError):
     """The XML export cannot be read."""
 

@@ -48,6 +48,9 @@ class Reading:
     #: Pages the source looked at, and the API requests it made.
     fetched: int = 0
     requests: int = 0
+    #: Pages read in and refused, each with why (a title longer than MediaWiki allows): they
+    #: are not in `pages`, so they count as no convention page; the others are kept.
+    refused: tuple[str, ...] = ()
 
 
 def write_reading(store: StateStore, reading: Reading, allow_removals: bool = False) -> SyncReport:
@@ -85,4 +88,8 @@ def write_reading(store: StateStore, reading: Reading, allow_removals: bool = Fa
         for key in reading.forget:
             StateStore.delete_meta(db, key)
     clear_refusal(store.path)
-    return SyncReport.counted(reading.mode, reading.requests, reading.fetched, old, reading.pages, gone, store.pages())
+    for reason in reading.refused:
+        log.warning("%s", reason)
+    return SyncReport.counted(
+        reading.mode, reading.requests, reading.fetched, old, reading.pages, gone, store.pages(), reading.refused
+    )

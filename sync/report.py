@@ -21,6 +21,8 @@ class SyncReport:
     unchanged: int
     pages_total: int
     problems: int
+    #: Why pages read in were not synced (`Reading.refused`).
+    refused: tuple[str, ...] = ()
 
     @classmethod
     def counted(
@@ -32,6 +34,7 @@ class SyncReport:
         upserts: Sequence[WikiPage],
         deletes: Iterable[int],
         pages: list[WikiPage],
+        refused: tuple[str, ...] = (),
     ) -> SyncReport:
         """Count what a run wrote: `old` maps page ids to revids before it, `pages` is the store after."""
         created = sum(1 for p in upserts if p.page_id not in old)
@@ -46,11 +49,20 @@ class SyncReport:
             unchanged=len(pages) - created - updated,
             pages_total=len(pages),
             problems=sum(1 for p in pages if p.problems),
+            refused=refused,
         )
 
     def summary(self) -> str:
+        refused = ""
+        if self.refused:
+            more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
+            refused = f"; {len(self.refused)} refused: {self.refused[0]}{more}"
         return (
             f"sync ({self.mode}): {self.pages_total} convention pages; {self.created} new, {self.updated} changed, "
             f"{self.deleted} removed, {self.unchanged} unchanged; {self.problems} with template problems; "
-            f"{self.requests} API requests"
+            f"{self.requests} API requests{refused}"
         )
+
+    def warning(self) -> str:
+        """What cron must hear of although the run went through: the pages refused."""
+        return f"{len(self.refused)} pages refused (see the log)" if self.refused else ""

@@ -5,9 +5,17 @@ mwclient and requests to learn them."""
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+
+from .errors import BadSetting
+from .titles import SPACE_CHARACTERS
+
+#: What a header value may hold (RFC 9110's visible ASCII and the space): a contact goes into
+#: the User-Agent, and a line break there would be a header of its own (requests refuses it).
+_HEADER_CHARACTERS = frozenset(map(chr, range(0x20, 0x7F)))
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,9 @@ class ClientSettings:
     username: str | None = None
     password: str | None = None
 
+    def __post_init__(self) -> None:
+        check_contact(self.contact)
+
 
 @dataclass(frozen=True)
 class SyncSettings:
@@ -47,5 +58,26 @@ class SyncSettings:
     #: Accept a mass removal of stored pages (`guard.py`) this once, on purpose.
     allow_removals: bool = False
 
+    def __post_init__(self) -> None:
+        check_names(self.template, self.parameter)
+
     def selection(self, source: str) -> dict[str, Any]:
         return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
+
+
+def check_contact(contact: str) -> None:
+    """`BadSetting` unless `contact` can go into the User-Agent header as it is."""
+    if not set(contact) <= _HEADER_CHARACTERS:
+        raise BadSetting(
+            f"contact = {contact!r:.80} cannot go into the User-Agent header: "
+            "printable ASCII only (an email or URL), no line breaks or control characters"
+        )
+
+
+def check_names(template: str, parameter: str) -> None:
+    """`BadSetting` for a blank template or parameter name: no page would ever match it, and
+    a sync of 0 pages would look like a success."""
+    for key, value in (("template", template), ("parameter", parameter)):
+        if not value.strip(SPACE_CHARACTERS + string.whitespace):
+            default = getattr(SyncSettings, key)
+            raise BadSetting(f"{key} = {value!r:.40} is blank: a {key} name is needed (the default is {default!r})")

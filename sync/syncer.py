@@ -31,7 +31,7 @@ from .reading import Reading, write_reading
 from .report import SyncReport
 from .settings import SyncSettings
 from .siteinfo import site_info_from_api
-from .titles import normalise
+from .titles import normalise, overlong_title
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,8 @@ class ApiSync:
         self.settings = settings
         self.now = now or datetime.now(UTC)
         self._progress = progress
+        #: Pages read in and refused this run, with why (`Reading.refused`).
+        self._refused: list[str] = []
 
     def _ticking(self, responses: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """Pass responses through, telling the progress display how many pages each carried."""
@@ -297,6 +299,10 @@ class ApiSync:
         revisions = page.get("revisions") or []
         if not revisions:
             return None
+        overlong = overlong_title(int(page["pageid"]), str(page.get("title", "")), int(page.get("ns", 0)), site)
+        if overlong:
+            self._refused.append(overlong)
+            return None
         revision = revisions[0]
         main = (revision.get("slots") or {}).get("main") or {}
         text = main.get("content", "") if isinstance(main.get("content", ""), str) else ""
@@ -347,6 +353,7 @@ class ApiSync:
             meta=meta,
             fetched=fetched,
             requests=self.client.requests,
+            refused=tuple(self._refused),
         )
 
 

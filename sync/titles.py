@@ -20,6 +20,10 @@ _SPACES = re.compile("[" + re.escape(SPACE_CHARACTERS) + "]+")
 #: Bidi marks and overrides, which MediaWiki strips from titles before anything else.
 _BIDI = re.compile(r"[\u200e\u200f\u202a-\u202e]+")
 
+#: MediaWiki's limit on a title's database key (the title without its namespace prefix,
+#: spaces as `_`), in UTF-8 bytes: no page of a real wiki has a longer one.
+MAX_TITLE_BYTES = 255
+
 #: The English canonical names every wiki accepts besides its local ones.
 CANONICAL_NAMESPACES = {
     "media": -2, "special": -1, "talk": 1, "user": 2, "user talk": 3, "project": 4, "project talk": 5,
@@ -75,3 +79,22 @@ def lookup_namespace(prefix: str, site: SiteInfo) -> int | None:
 def url_form(title: str) -> str:
     """The title as it appears in a URL path before percent-encoding: spaces as underscores."""
     return title.replace(" ", "_")
+
+
+def title_bytes(title: str, namespace: int, site: SiteInfo) -> int:
+    """The UTF-8 bytes of `title`'s database key: MediaWiki bounds these (`MAX_TITLE_BYTES`)."""
+    prefix = site.namespaces.get(namespace, "")
+    key = title[len(prefix) + 1 :] if prefix and title.startswith(prefix + ":") else title
+    return len(key.encode("utf-8", errors="surrogatepass"))
+
+
+def overlong_title(page_id: int, title: str, namespace: int, site: SiteInfo) -> str | None:
+    """Why a page read in is refused for its title (longer than any MediaWiki title, so from
+    a forged export or answer, and copied into every file of the page), or None."""
+    size = title_bytes(title, namespace, site)
+    if size <= MAX_TITLE_BYTES:
+        return None
+    return (
+        f"page {page_id} not synced: its title is {size:,} bytes of UTF-8, more than MediaWiki's {MAX_TITLE_BYTES} "
+        f"({title[:40]!r}...)"
+    )

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 try:
-    from wiki_server import ensure_installed, is_installed
+    from support.wiki_server import ensure_installed, is_installed
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import ensure_installed, is_installed  # type: ignore[no-redef]
+    from tests.support.wiki_server import ensure_installed, is_installed  # type: ignore[no-redef]
 
 
 @pytest.fixture(scope="session", autouse=True)

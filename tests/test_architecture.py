@@ -35,7 +35,8 @@ def test_rooms_import_only_rooms_above_them():
 
 def test_the_table_lists_the_rooms_in_this_order():
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    rows = [line.split("`")[1].rstrip("/") for line in text.splitlines() if line.startswith("| `")]
+    rooms = text[: text.index("## Modules")]  # the first table: the rooms, top down
+    rows = [line.split("`")[1].rstrip("/") for line in rooms.splitlines() if line.startswith("| `")]
     assert tuple(rows) == ROOMS
 
 
@@ -45,9 +46,9 @@ def test_the_check_sees_an_upward_import(tmp_path):
     assert imported_rooms(module) == {"site_builder", "deals"}
 
 
-def test_the_readme_layout_names_every_module():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme[readme.index("## Layout") : readme.index("## Benchmarks")]
+def test_the_architecture_names_every_module():
+    architecture = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    layout = architecture[architecture.index("## Modules") :]
     missing = [
         str(path.relative_to(ROOT))
         for room in ROOMS
@@ -55,3 +56,15 @@ def test_the_readme_layout_names_every_module():
         if path.name != "__init__.py" and f"`{path.name}`" not in layout
     ]
     assert missing == []
+
+
+def test_the_readmes_exit_statuses_are_the_exit_codes():
+    """Cron reads them: the README's table is `ExitCode`, status for status and name for name."""
+    import re
+
+    from bridgeshape_mirror.exit_codes import ExitCode
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Exit statuses") :].split("\n## ")[0]
+    rows = re.findall(r"^\| (\d+) \| `(\w+)` \|", table, flags=re.MULTILINE)
+    assert [(int(status), name) for status, name in rows] == [(int(code), code.name) for code in ExitCode]

@@ -429,6 +429,6 @@ def test_what_a_worker_says_while_making_page_files_is_said_by_the_build(monkeyp
     monkeypatch.setattr(page_files, "make", saying)
     with caplog.at_level(logging.WARNING):
         made, said = page_files.make_in_worker(None)
-        assert made == [] and caplog.records == []  # kept, not said where the worker is
+        assert made == page_files.PageMade([]) and caplog.records == []  # kept, not said where the worker is
         page_files.say_again(said)
     assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [("site_builder.sampling", logging.WARNING, "page 7: no dealer script")]

@@ -25,7 +25,7 @@ from store.dd_tables import DDTables
 from store.state import StateStore
 from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
-from test_cli_sync import EXPORT
+from support.wiki_pages import EXPORT
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "site_builder" / "schemas"
 
@@ -140,7 +140,7 @@ def test_tables_of_deals_no_longer_published_are_forgotten(state, tmp_path):
     build(state, BuildSettings(out=out, deals=1))
     with StateStore(state) as store:
         with store.transaction() as db:
-            db.execute("INSERT INTO dd_tables VALUES ('N:old', ?)", ("0" * 20,))
+            db.execute("INSERT INTO dd_tables VALUES ('N:old', ?)", ("d" * 10 + "0" * 10,))  # a table that can be: it goes only as unpublished
     build(state, BuildSettings(out=out, deals=1))
     with StateStore(state) as store:
         assert DDTables(store).find(["N:old"]) == {}
@@ -165,3 +165,46 @@ def test_no_dd_keeps_the_tables_already_made(state, tmp_path):
     assert main(["build", "--state", str(state), "--out", str(out), "--deals", "1", "-q"]) == ExitCode.OK
     assert main(["build", "--state", str(state), "--out", str(out), "--deals", "1", "--no-dd", "-q"]) == ExitCode.OK
     assert all("dd" in d for doc in deals_documents(out) for s in doc["scenarios"] for d in s["deals"])
+
+
+def test_a_damaged_table_row_is_dropped_and_its_deal_solved_again(state, tmp_path, caplog):
+    out = tmp_path / "out"
+    assert main(["build", "--state", str(state), "--out", str(out), "--deals", "1", "-q"]) == ExitCode.OK
+    first = {d["pbn"]: d["dd"] for doc in deals_documents(out) for s in doc["scenarios"] for d in s["deals"]}
+    damaged = sorted(first)[0]
+    with StateStore(state) as store:
+        with store.transaction() as db:
+            db.execute("UPDATE dd_tables SET tricks = 'abc' WHERE deal = ?", (damaged,))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert main(["build", "--state", str(state), "--out", str(out), "--deals", "1", "-q"]) == ExitCode.OK
+    assert [r.getMessage() for r in caplog.records if "damaged" in r.getMessage()] == [
+        f"double dummy: 1 damaged table(s) dropped from the state store {state}; their deals are solved again"
+    ]
+    again = {d["pbn"]: d["dd"] for doc in deals_documents(out) for s in doc["scenarios"] for d in s["deals"]}
+    assert again == first
+    with StateStore(state) as store:
+        assert DDTables(store).find([damaged])[damaged].to_json() == first[damaged]
+
+
+def test_a_table_that_cannot_be_is_neither_published_nor_kept(state, tmp_path, monkeypatch, caplog):
+    out = tmp_path / "out"
+    real = double_dummy._table_of
+    broken: list[double_dummy.DDTable] = []
+
+    def thirteen_for_both_sides_in_one_deal(results):
+        # DDS's answer for the first deal, whenever it is asked again, made 13 tricks for all.
+        table = real(results)
+        broken[:] = broken or [table]
+        return double_dummy.DDTable((13,) * 20) if table == broken[0] else table
+
+    monkeypatch.setattr(double_dummy, "_table_of", thirteen_for_both_sides_in_one_deal)
+    with caplog.at_level(logging.WARNING):
+        report = build(state, BuildSettings(out=out, deals=2))
+    assert broken and (report.dd_computed, report.dd_failed, report.dd_waiting) == (3, 1, 1)
+    dealt = [d for doc in deals_documents(out) for s in doc["scenarios"] for d in s["deals"]]
+    assert all(d["dd"]["opener"]["S"] + d["dd"]["opp1"]["S"] < 26 for d in dealt if "dd" in d)
+    [without] = [d["pbn"] for d in dealt if "dd" not in d]
+    assert f"DDS failed on the deal {without}" in caplog.text
+    with StateStore(state) as store:
+        assert without not in DDTables(store).find([without])

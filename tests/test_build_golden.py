@@ -20,7 +20,7 @@ from store.state import StateStore
 from store.version import VERSION
 from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
-from test_cli_sync import EXPORT
+from support.wiki_pages import EXPORT
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mirror"
 #: The folders of the files made from the pages: their JSON, deals, scripts and HTML.

@@ -12,7 +12,7 @@ from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
 from store.refusal import read_refusal
 from store.state import StateStore
-from test_cli_sync import EXPORT
+from support.wiki_pages import EXPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"

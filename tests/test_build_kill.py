@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -18,6 +17,7 @@ from site_builder.build import BuildSettings, build
 from site_builder.publish import MANIFEST, current_version, versions_dir
 from store.model import WikiPage
 from store.state import StateStore
+from support.mirror import intact
 
 pytestmark = pytest.mark.slow
 
@@ -37,11 +37,6 @@ def rename_all(path: Path, suffix: str) -> None:
         with store.transaction() as db:
             for page in pages:
                 StateStore.upsert(db, replace(page, title=f"{page.title} {suffix}", revid=page.revid + 1))
-
-
-def intact(version: Path) -> bool:
-    manifest = json.loads((version / MANIFEST).read_text())
-    return all(hashlib.sha256((version / name).read_bytes()).hexdigest() == digest for name, digest in manifest.items())
 
 
 def test_sigkill_during_publish_keeps_the_old_mirror(tmp_path):

@@ -10,18 +10,10 @@ from pathlib import Path
 import pytest
 
 import dsl
-from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
 from store.lock import RunLock
-from test_cli_sync import EXPORT  # one convention page: a build of it takes a moment
-
-
-def status(*argv: str) -> int:
-    """main's status, argparse's own exits (SystemExit) included."""
-    try:
-        return main(list(argv))
-    except SystemExit as stop:
-        return int(stop.code or 0)
+from support.wiki_pages import EXPORT  # one convention page: a build of it takes a moment
+from support.cli import status
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_cli_sync import EXPORT
+from support.wiki_pages import EXPORT
 
 ROOT = Path(__file__).resolve().parent.parent
 

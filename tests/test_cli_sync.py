@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import json
-import textwrap
 
 import pytest
 
@@ -14,45 +13,7 @@ from store.lock import RunLock
 from store.model import Problem
 from store.state import StateStore
 from sync.dump import read_dump
-
-EXPORT = textwrap.dedent(
-    """\
-    <mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/" version="0.11" xml:lang="it">
-      <siteinfo>
-        <sitename>BridgePedia</sitename>
-        <generator>MediaWiki 1.44.0</generator>
-        <base>http://127.0.0.1:8080/index.php/Pagina_principale</base>
-        <case>first-letter</case>
-        <namespaces>
-          <namespace key="0" case="first-letter" />
-          <namespace key="10" case="first-letter">Template</namespace>
-        </namespaces>
-      </siteinfo>
-      <page>
-        <title>Splinter</title><ns>0</ns><id>7</id>
-        <revision><id>70</id><timestamp>2026-10-01T10:00:00Z</timestamp>
-          <text xml:space="preserve">{{Convenzione|shape_constraints=opener H:4+}}</text></revision>
-        <revision><id>71</id><timestamp>2026-10-02T10:00:00Z</timestamp>
-          <text xml:space="preserve">{{Convenzione|shape_constraints=opener H:5+ &lt;!-- ok --&gt;}}</text></revision>
-      </page>
-      <page>
-        <title>Senza vincoli</title><ns>0</ns><id>8</id>
-        <revision><id>80</id><timestamp>2026-10-03T10:00:00Z</timestamp>
-          <text xml:space="preserve">{{convenzione|nome=x}}</text></revision>
-      </page>
-      <page>
-        <title>Splinter (convenzione)</title><ns>0</ns><id>10</id><redirect title="Splinter" />
-        <revision><id>100</id><timestamp>2026-10-03T10:00:00Z</timestamp>
-          <text xml:space="preserve">#RINVIA [[Splinter]]</text></revision>
-      </page>
-      <page>
-        <title>Storia</title><ns>0</ns><id>9</id>
-        <revision><id>90</id><timestamp>2026-10-03T10:00:00Z</timestamp>
-          <text xml:space="preserve">Solo storia.</text></revision>
-      </page>
-    </mediawiki>
-    """
-)
+from support.wiki_pages import EXPORT
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_deals_uniformity import critical_value, homogeneity, rejection_sample
-from test_exact_draws import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
+from support.statistics import critical_value, homogeneity, rejection_sample
+from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 import dsl
 from deals.cards import Deal
@@ -24,6 +24,7 @@ from deals.column_products import column_count, column_terms
 from deals.exact_choice import GroupedWeights
 from deals.predicate import satisfies
 from deals.rng import make_rng
+from support.statistics import drawn_by
 
 HCP = np.array([4, 3, 2, 1] + [0] * 9)
 
@@ -207,19 +208,6 @@ def test_same_seed_same_deals():
 
 
 RARE = "opener S:7+ hcp:20+; opp1 H:7+ hcp:12+"  # about 1.3e-7
-
-
-def drawn_by(text: str, kind: type, below: float) -> np.ndarray:
-    """3,000 deals of a scenario of probability below `below` that the sampler draws by
-    `kind` with nothing left to check: each satisfies it, and the same seed deals them again."""
-    sampler = sampler_of(text)
-    assert sampler.probability.value < below
-    rows = dealt(sampler, 3000, 5)
-    assert isinstance(sampler.exact_draw, kind) and sampler._draws_scenario
-    scenario = dsl.parse_scenarios(text)[0]
-    assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
-    assert np.array_equal(rows, dealt(sampler_of(text), 3000, 5))
-    return rows
 
 
 def test_a_scenario_rare_by_hcp_and_lengths_is_drawn_from_the_column_products():

@@ -77,6 +77,18 @@ def test_board_numbers_are_the_scenarios_in_turn(counts):
     assert board_numbers(counts) == scenarios_in_turn(counts)
 
 
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=8), st.data())
+def test_the_board_numbers_of_a_streamed_batch_are_the_scenarios_in_turn(counts, data):
+    """The `deals` command numbers each batch of a scenario as it is dealt, from the counts
+    alone (`deals.formats.stream.deal_boards`)."""
+    from deals.formats.stream import deal_boards
+
+    place = data.draw(st.integers(0, len(counts) - 1))
+    start = data.draw(st.integers(0, counts[place]))
+    stop = data.draw(st.integers(start, counts[place]))
+    assert deal_boards(counts, place, start, stop).tolist() == scenarios_in_turn(counts)[place][start:stop]
+
+
 def test_dealers_and_vulnerabilities_of_many_boards_follow_the_cycle():
     numbers = list(range(1, 50)) + [100_000, 7, 16]
     assert dealers_and_vulnerabilities(numbers) == [STANDARD[(n - 1) % 16 + 1] for n in numbers]

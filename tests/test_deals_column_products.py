@@ -27,7 +27,7 @@ from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.symmetry import canonical
 from deals.tables import ALL_DEALS
-from test_deals_length_matrices import (
+from support.length_matrices_reference import (
     PRIME,
     REFERENCE_CASES,
     TAKE_OUT,

@@ -146,6 +146,60 @@ def test_a_table_outside_its_bounds_is_refused():
         DDTable.from_text("abc")
 
 
+#: The opener's side runs spades and diamonds, opp1's side hearts and clubs, and the side on
+#: lead never gets in: in notrump each side takes all 13 tricks when the other leads.
+BOTH_SIDES_13_IN_NT = "N:AKQJT98..AKQJT9. 765432..8765432. .765432..8765432 .AKQJT98..AKQJT9"
+
+
+def test_13_tricks_for_both_sides_is_kept_in_notrump_and_refused_in_a_suit():
+    (table,) = solve([BOTH_SIDES_13_IN_NT])
+    assert table is not None
+    assert {role: table.of(role, "NT") for role in Role} == {
+        Role.OPENER: 13, Role.OPP1: 13, Role.RESPONDER: 0, Role.OPP2: 0
+    }
+    assert DDTable.from_text(table.text) == table
+    with pytest.raises(ValueError, match="impossible double-dummy table: in S"):
+        DDTable(_with(table, "S", {Role.OPENER: 13, Role.OPP1: 13}))
+
+
+def _with(table: DDTable, strain: str, tricks: dict[Role, int]) -> tuple[int, ...]:
+    """`table`'s tricks with those of some roles in one strain changed."""
+    return tuple(
+        tricks.get(role, table.of(role, s)) if s == strain else table.of(role, s) for role in Role for s in STRAINS
+    )
+
+
+def _table(by_role: dict[Role, str]) -> tuple[int, ...]:
+    """Tricks from one string of 5 hexadecimal digits (NT S H D C) per role."""
+    return tuple(int(by_role[role][i], 16) for role in Role for i in range(5))
+
+
+@pytest.mark.parametrize(
+    "by_role",
+    [
+        # 13 tricks for both sides in spades: the side without the ace of spades took them all.
+        {Role.OPENER: "8d888", Role.RESPONDER: "88888", Role.OPP1: "8d888", Role.OPP2: "85888"},
+        # 13 for one declarer of a side, none for its other one: who holds the ace of hearts?
+        {Role.OPENER: "88d88", Role.RESPONDER: "88088", Role.OPP1: "85088", Role.OPP2: "85088"},
+        # No trick in clubs for the opener, nor for opp2.
+        {Role.OPENER: "88880", Role.RESPONDER: "88888", Role.OPP1: "55555", Role.OPP2: "55550"},
+    ],
+    ids=["13-for-both-in-spades", "13-and-0-for-one-side", "no-trick-for-either"],
+)
+def test_a_table_that_breaks_the_ace_of_trumps_rule_is_refused(by_role):
+    with pytest.raises(ValueError, match="impossible double-dummy table"):
+        DDTable(_table(by_role))
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.permutations([seat for seat in range(4) for _ in range(13)]), st.sampled_from("SHDC"))
+def test_every_table_dds_makes_obeys_the_rules_and_no_trick_for_either_side_breaks_them(owner, strain):
+    (table,) = solve([_pbn(owner)])
+    assert table is not None
+    with pytest.raises(ValueError, match=f"impossible double-dummy table: in {strain}"):
+        DDTable(_with(table, strain, {Role.OPENER: 0, Role.OPP2: 0}))
+
+
 def test_a_deal_dds_cannot_take_comes_back_as_none(tables, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # DDS writes dump.txt where it runs for a deal it refuses
     bad = "N:AKQJT98765432... ... ... ..."  # not 13 cards each
@@ -200,11 +254,54 @@ def test_tables_are_kept_by_deal_and_forgotten_when_unpublished(tmp_path, tables
         assert kept.find([DDS_HAND_1, DDS_HAND_3]) == {DDS_HAND_3: tables[DDS_HAND_3]}
 
 
-def test_a_damaged_table_row_is_a_state_error(tmp_path):
+#: Rows no table can be read from: not 20 hexadecimal digits, a number, bytes, text that is
+#: not UTF-8 (in the table, in the deal), and tables that cannot be (13 tricks for both sides
+#: in spades; no trick in hearts for the opener, nor for opp1).
+DAMAGED_ROWS = [
+    (DDS_HAND_1, "not a table"),
+    (DDS_HAND_1, "+" + "1" * 19),
+    (DDS_HAND_1, 2**63 - 1),
+    (DDS_HAND_1, b"\x00" * 20),
+    (DDS_HAND_1, "d" * 20),
+    (DDS_HAND_1, "85088" + "95555" + "60000" + "70000"),
+]
+
+
+@pytest.mark.parametrize("row", DAMAGED_ROWS, ids=range(len(DAMAGED_ROWS)))
+def test_a_damaged_table_row_is_dropped_with_one_warning(tmp_path, tables, row, caplog):
     with StateStore(tmp_path / "s.sqlite") as store:
         kept = DDTables(store)
+        kept.add({DDS_HAND_3: tables[DDS_HAND_3]})
         with store.transaction() as db:
-            db.execute("INSERT INTO dd_tables VALUES (?, ?)", (DDS_HAND_1, "not a table"))
+            db.execute("INSERT INTO dd_tables VALUES (?, ?)", row)
+        with caplog.at_level("WARNING"):
+            assert kept.find([DDS_HAND_1, DDS_HAND_3]) == {DDS_HAND_3: tables[DDS_HAND_3]}
+        assert [r.levelname for r in caplog.records] == ["WARNING"]
+        assert "1 damaged table(s) dropped" in caplog.text and "solved again" in caplog.text
+        caplog.clear()
+        assert kept.find([DDS_HAND_1, DDS_HAND_3]) == {DDS_HAND_3: tables[DDS_HAND_3]}
+        assert caplog.records == []  # dropped, not met again
+        kept.add({DDS_HAND_1: tables[DDS_HAND_1]})  # solved again, it is kept as any other
+        assert kept.find([DDS_HAND_1]) == {DDS_HAND_1: tables[DDS_HAND_1]}
+
+
+def test_a_deal_that_is_not_utf8_is_a_damaged_row_too(tmp_path, tables, caplog):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        kept = DDTables(store)
+        kept.add({DDS_HAND_3: tables[DDS_HAND_3]})
+        with store.transaction() as db:
+            db.execute("INSERT INTO dd_tables VALUES (CAST(? AS TEXT), ?)", (b"N:\xff\xfe", tables[DDS_HAND_1].text))
+        with caplog.at_level("WARNING"):
+            assert kept.find([DDS_HAND_3]) == {DDS_HAND_3: tables[DDS_HAND_3]}
+        assert "1 damaged table(s) dropped" in caplog.text
+        rows = store.connection.execute("SELECT count(*) FROM dd_tables").fetchone()[0]
+        assert rows == 1
+
+
+def test_a_damaged_state_file_is_still_a_state_error(tmp_path):
+    with StateStore(tmp_path / "s.sqlite") as store:
+        kept = DDTables(store)
+        store.connection.execute("DROP TABLE dd_tables")
         with pytest.raises(StateError):
             kept.find([DDS_HAND_1])
 
@@ -215,7 +312,7 @@ TWO_SCENARIOS = "opener hcp:20-21 shape:balanced // opener S:6+ hcp:5-10"
 
 
 def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
-    from test_deals_cli import run
+    from support.cli import run
 
     from deals.pbn import iter_deal_strings
 

@@ -1,9 +1,11 @@
 """The deal writers' fast paths write the bytes of the plain ones: the JSON of many deals
 built as one byte table (`deals.formats.json.deal_lines`) against its per-deal f-strings, and
-PBN's and LIN's boards as one byte table against their board-by-board text."""
+PBN's and LIN's boards as one byte table against their board-by-board text; and every format's
+document of scenarios streamed as they are dealt against the same deals held."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from fractions import Fraction
@@ -12,12 +14,13 @@ import numpy as np
 import pytest
 
 from deals.boards import BoardDeal, board
-from deals.formats import write_all
+from deals.formats import FORMATS, open_writer, write_all
 from deals.formats.json import Writer, deal_lines
 from deals.formats.lin import Writer as LinWriter
 from deals.formats.lin import lin_line, lin_lines
 from deals.formats.pbn import Writer as PbnWriter
-from deals.outcome import ScenarioDeals, outcome_boards
+from deals.formats.stream import ScenarioStream, ShortStream, board_chunks
+from deals.outcome import PROVED_EMPTY, ScenarioDeals, outcome_boards
 from deals.pbn import PbnExportWriter, format_many, pbn_rows
 from deals.probability import Probability
 
@@ -70,45 +73,93 @@ def test_deals_that_are_not_full_pbn_strings_take_the_plain_path():
     assert deal_lines([], [], True) is None
 
 
-@pytest.mark.parametrize("batches", [[[3, 2], [], [25_000, 1]], [[1]], [[], []], [[10_001], [4, 4, 4]]])
-def test_streamed_deals_held_as_rows_write_the_document_of_the_same_deals_held_as_strings(batches):
-    """The `deals` command streams its batches (`Writer.deals`), which the JSON writer holds as
-    PBN byte rows; the same deals in the outcomes themselves (a page's, read back) are
-    strings: the same bytes, with deals of both kinds in one scenario (streamed first)."""
+def _scenario_streams(batches: list[list[int]], seed: int = 0) -> tuple[list[ScenarioStream], list[ScenarioDeals]]:
+    """Streams whose scenario i gives batches of `batches[i]` random deals (none: proved
+    empty, for every third scenario), and the same scenarios as held outcomes."""
     p = Probability.of(Fraction(1, 7))
-    owners = [[_random_owner(n, 100 * i + j) for j, n in enumerate(sizes)] for i, sizes in enumerate(batches)]
-    extra = [tuple(_random_deals(i % 2, 50 + i)) for i in range(len(batches))]  # held by the outcome
+    streams, held = [], []
+    for i, sizes in enumerate(batches):
+        owners = [_random_owner(n, seed + 100 * i + j) for j, n in enumerate(sizes)]
+        empty = not sizes and i % 3 == 2
+        outcome = ScenarioDeals(i + 1, f"s«{i}»", (), PROVED_EMPTY if empty else p, unsatisfiable="x" if empty else None)
 
-    def held(**options) -> bytes:
-        out = io.BytesIO()
-        writer = Writer(out, **options)
-        writer.begin()
-        for i, (parts, more) in enumerate(zip(owners, extra)):
-            for owner in parts:
-                writer.deals(i + 1, f"s{i}", owner)
-            writer.scenario(ScenarioDeals(i + 1, f"s{i}", more, p))
-        writer.end()
-        return out.getvalue()
+        def dealt(owners=owners, outcome=outcome):
+            yield from owners
+            return outcome
 
-    whole = [
-        ScenarioDeals(i + 1, f"s{i}", tuple(d for o in parts for d in format_many(o)) + more, p)
-        for i, (parts, more) in enumerate(zip(owners, extra))
-    ]
-    assert held() == _document(whole) == held(deal_fields=lambda pbn, board: None)
-    doc = json.loads(held())
-    assert [len(s["deals"]) for s in doc["scenarios"]] == [len(w.deals) for w in whole]
+        streams.append(ScenarioStream(i + 1, outcome.label, sum(sizes), dealt()))
+        held.append(dataclasses.replace(outcome, deals=tuple(d for o in owners for d in format_many(o))))
+    return streams, held
 
 
-def _pbn(outcomes: list[ScenarioDeals], streamed: list[list[np.ndarray]] | None = None, **options) -> bytes:
-    """A PBN document of `outcomes`, with each one's `streamed` batches given first."""
+#: Scenarios' batches: past a writer's chunk of 10,000, across the 16-board cycle, counts that
+#: differ (scenarios dropping out of the turn), batches of one deal, scenarios with none.
+STREAMED = [[[3, 2], [], [25_000, 1]], [[1]], [[], []], [[10_001], [4, 4, 4]], [[7, 9], [16], [1, 15], []],
+            [[16_384, 3], [5_000, 11_387]], [[5], [], [2, 3]], [[1] * 40, [17, 23], [40]]]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+@pytest.mark.parametrize("batches", STREAMED)
+def test_streamed_scenarios_write_the_document_of_the_same_deals_held(name, batches):
+    """The `deals` command writes its scenarios as they are dealt (`Writer.streamed`); the same
+    deals held by the outcomes (a page's) are written at `end`: the same bytes."""
+    streams, held = _scenario_streams(batches)
     out = io.BytesIO()
-    writer = PbnWriter(out, title="Stayman «è»", tool="bridgeshape-mirror 9.9", seed="seed 3", **options)
-    writer.begin()
-    for i, o in enumerate(outcomes):
-        for owner in (streamed or [[]] * len(outcomes))[i]:
-            writer.deals(o.index, o.label, owner)
-        writer.scenario(o)
-    writer.end()
+    open_writer(name, out).streamed(streams)
+    whole = io.BytesIO()
+    write_all(open_writer(name, whole), held)
+    assert out.getvalue() == whole.getvalue()
+    assert [s.outcome for s in streams] == [dataclasses.replace(o, deals=()) for o in held]
+
+
+def test_streamed_pbn_games_no_byte_table_may_hold_are_written_one_by_one(monkeypatch):
+    """A chunk of boards `PbnExportWriter.takes_rows` refuses is written game by game: the
+    same bytes (the deals command's rows and frames are always plain, so it is forced here)."""
+    streams, held = _scenario_streams([[10_001, 7], [3], [1, 9_999]])
+    whole = io.BytesIO()
+    write_all(open_writer("pbn", whole), held)
+    monkeypatch.setattr(PbnExportWriter, "takes_rows", staticmethod(lambda frames, rows: len(rows) % 2 == 0))
+    out = io.BytesIO()
+    open_writer("pbn", out).streamed(streams)
+    assert out.getvalue() == whole.getvalue()
+
+
+def test_boards_in_order_read_each_scenario_a_batch_ahead_at_most():
+    """PBN and LIN take the scenarios in turn: a chunk of boards is written once every
+    scenario has its next deals, so each scenario's batches are read as the boards need them."""
+    read = [0, 0, 0]
+
+    def dealt(i, sizes):
+        for n in sizes:
+            read[i] += 1
+            yield _random_owner(n, 10 * i + read[i])
+        return ScenarioDeals(i + 1, "", (), Probability.of(Fraction(1, 2)))
+
+    sizes = [[8] * 50, [20] * 20, [400]]
+    streams = [ScenarioStream(i + 1, "", sum(s), dealt(i, s)) for i, s in enumerate(sizes)]
+    depth = 0
+    for chunk in board_chunks(streams, most=10_000):
+        depth += len(chunk.rows) // 3
+        # what is read is what the boards written so far took, and a batch more at most
+        assert all(r <= -(-depth // size[0]) + 1 for r, size in zip(read, sizes))
+    assert depth == 400 and read == [50, 20, 1]
+
+
+def test_a_scenario_dealing_other_than_the_count_it_promised_is_an_error():
+    streams, _ = _scenario_streams([[3, 2]])
+    streams[0].count = 6
+    with pytest.raises(ShortStream):
+        open_writer("json", io.BytesIO()).streamed(streams)
+    streams, _ = _scenario_streams([[3, 2], [5]])
+    streams[1].count = 4
+    with pytest.raises(ShortStream):
+        open_writer("lin", io.BytesIO()).streamed(streams)
+
+
+def _pbn(outcomes: list[ScenarioDeals], **options) -> bytes:
+    """A PBN document of `outcomes`."""
+    out = io.BytesIO()
+    write_all(PbnWriter(out, title="Stayman «è»", tool="bridgeshape-mirror 9.9", seed="seed 3", **options), outcomes)
     return out.getvalue()
 
 
@@ -121,15 +172,6 @@ def test_pbn_boards_written_as_one_byte_table_are_the_bytes_of_a_game_each(count
     fast = _pbn(outcomes)
     assert fast == _pbn(outcomes, extra_tags=lambda board: ())
     assert fast.count(b'[Deal "') == sum(counts)
-
-
-def test_pbn_streamed_rows_and_the_outcome_s_own_deals_write_the_same_boards_as_strings():
-    p = Probability.of(Fraction(1, 3))
-    owners = [[_random_owner(5, 1), _random_owner(2, 2)], [_random_owner(4, 3)]]
-    own = [tuple(_random_deals(2, 4)), ()]
-    streamed_then_own = [ScenarioDeals(i + 1, f"s{i}", own[i], p) for i in range(2)]
-    strings = [ScenarioDeals(i + 1, f"s{i}", tuple(d for o in owners[i] for d in format_many(o)) + own[i], p) for i in range(2)]
-    assert _pbn(streamed_then_own, owners) == _pbn(strings) == _pbn(streamed_then_own, owners, extra_tags=lambda b: ())
 
 
 def test_pbn_deals_no_byte_row_holds_take_the_game_by_game_path():

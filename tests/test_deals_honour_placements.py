@@ -19,21 +19,9 @@ from deals.honour_placements import hcp_only, placement_count, scenario_count
 from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.tables import ALL_DEALS
+from support.statistics import SMALL_DECKS, seat_bounds
 
 FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"
-#: Small decks: (suits, HCP of the honour ranks, spots per suit, cards per hand).
-SMALL_DECKS = [(2, (2, 1), 2, 2), (2, (3, 2, 1), 1, 2), (4, (2, 1), 1, 3)]
-
-
-def seat_bounds(data, deck) -> list[tuple[int, int]]:
-    """Four seats' HCP bounds drawn by hypothesis within a small deck's total."""
-    suits, honour_hcp, _, _ = deck
-    top = sum(honour_hcp) * suits
-    bounds = []
-    for _ in range(4):
-        lo = data.draw(st.integers(0, top))
-        bounds.append((lo, data.draw(st.integers(lo, top))))
-    return bounds
 
 
 def compiled(text: str):

@@ -4,7 +4,6 @@ whether the deals are streamed or held; workers get scenarios and give outcomes 
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import pickle
@@ -17,12 +16,14 @@ from hypothesis import strategies as st
 import dsl
 from deals.errors import TooRare
 from deals.formats import FORMATS, open_writer, write_all
+from deals.formats.stream import open_streams
 from deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
 from deals.pbn import format_many
 from deals.probability import Probability
 from deals.rng import make_rng, page_rng
 from deals.sampler import ScenarioSampler
-from site_builder.sampling import SampleJob, pbn_file, sample_job
+from site_builder.page_files import pbn_file
+from site_builder.sampling import SampleJob, sample_job
 from store.version import VERSION
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
@@ -123,12 +124,8 @@ def test_the_mirror_worker_takes_the_scenario_and_gives_its_outcome():
 def _streamed(name: str, text: str, count: int, seed: int) -> bytes:
     """A document of `text`'s scenarios in format `name`, the deals streamed as the command does."""
     out = io.BytesIO()
-    writer = open_writer(name, out)
-    writer.begin()
-    for index, scenario in enumerate(dsl.parse_scenarios(text), start=1):
-        stream = functools.partial(writer.deals, index, scenario.label)
-        writer.scenario(deal_outcome(scenario, index, count, make_rng(seed, index), stream))
-    writer.end()
+    scenarios = list(enumerate(dsl.parse_scenarios(text), start=1))
+    open_writer(name, out).streamed(open_streams(scenarios, count, [make_rng(seed, i) for i, _ in scenarios]))
     return out.getvalue()
 
 

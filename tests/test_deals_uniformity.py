@@ -9,7 +9,6 @@ the test can fail.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
@@ -17,98 +16,12 @@ import pytest
 import dsl
 from deals.rng import make_rng
 from deals.sampler import ScenarioSampler
-
-HCP_OF_RANK = np.array([4, 3, 2, 1] + [0] * 9)
-
-
-def random_deals(gen: np.random.Generator, n: int) -> np.ndarray:
-    return gen.permuted(np.tile(np.repeat(np.arange(4, dtype=np.int8), 13), (n, 1)), axis=1)
-
-
-def features(owner: np.ndarray):
-    """lengths[n, seat, suit] and hcp[n, seat, suit]."""
-    held = owner.reshape(-1, 1, 4, 13) == np.arange(4).reshape(1, 4, 1, 1)
-    return held.sum(axis=3), (held * HCP_OF_RANK).sum(axis=3)
-
-
-def rejection_sample(accept, n_target: int, seed: int) -> np.ndarray:
-    gen = np.random.default_rng(seed)
-    kept = []
-    total = 0
-    while total < n_target:
-        owner = random_deals(gen, 100_000)
-        ln, hc = features(owner)
-        good = owner[accept(ln, hc)]
-        kept.append(good)
-        total += len(good)
-    return np.concatenate(kept)[:n_target]
+from support.statistics import critical_value, features, homogeneity, random_deals, rejection_sample, statistics
 
 
 def ours(text: str, n: int, seed: int) -> np.ndarray:
     sampler = ScenarioSampler(dsl.parse_scenarios(text)[0])
     return np.concatenate(list(sampler.batches(n, make_rng(seed))))
-
-
-def critical_value(df: int, z: float = 3.719) -> float:
-    """Upper 1e-4 point of chi-square with df degrees of freedom (Wilson-Hilferty)."""
-    c = 2 / (9 * df)
-    return df * (1 - c + z * math.sqrt(c)) ** 3
-
-
-def homogeneity(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:
-    """Chi-square statistic and degrees of freedom for two samples of category labels, with
-    categories too rare for the test (expected < 5) pooled."""
-    cats, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
-    ca = np.bincount(inv[: len(a)], minlength=len(cats)).astype(float)
-    cb = np.bincount(inv[len(a) :], minlength=len(cats)).astype(float)
-    order = np.argsort(ca + cb)
-    na, nb = len(a), len(b)
-    rows, acc_a, acc_b = [], 0.0, 0.0
-    for i in order:  # pool the rarest categories until each pooled cell expects 5 or more
-        acc_a += ca[i]
-        acc_b += cb[i]
-        tot = acc_a + acc_b
-        if min(tot * na, tot * nb) / (na + nb) >= 5:
-            rows.append((acc_a, acc_b))
-            acc_a = acc_b = 0.0
-    if acc_a + acc_b and rows:
-        last = rows.pop()
-        rows.append((last[0] + acc_a, last[1] + acc_b))
-    obs = np.array(rows)
-    if len(obs) < 2:
-        return 0.0, 1
-    tot = obs.sum(axis=1, keepdims=True)
-    exp = tot * np.array([[na, nb]]) / (na + nb)
-    return float(((obs - exp) ** 2 / exp).sum()), len(obs) - 1
-
-
-def statistics(owner: np.ndarray, wildcard_seat: int, candidates, x_ok, xh_ok) -> dict[str, np.ndarray]:
-    ln, hc = features(owner)
-    hcp = hc.sum(axis=2)
-    qualifying = np.zeros(len(owner), dtype=np.int64)
-    for k in candidates:
-        hit = x_ok(ln[:, wildcard_seat, k]) & xh_ok(hc[:, wildcard_seat, k])
-        qualifying |= hit.astype(np.int64) << k
-    out = {
-        "hcp N": hcp[:, 0],
-        "hcp E": hcp[:, 1],
-        "hcp S": hcp[:, 2],
-        "N hearts": ln[:, 0, 1],
-        "S spades": ln[:, 2, 0],
-        "E clubs": ln[:, 1, 3],
-        "W diamonds": ln[:, 3, 2],
-        "hcp W": hcp[:, 3],
-        "longest E+W": (ln[:, 1] + ln[:, 3]).max(axis=1),
-        "N pattern": np.sort(ln[:, 0], axis=1) @ np.array([1, 14, 196, 2744]),
-        "SA holder": owner[:, 0],
-        "HK holder": owner[:, 14],
-        "DQ holder": owner[:, 28],
-        "CJ holder": owner[:, 42],
-        "S honours of N": (owner[:, 0:4] == 0) @ np.array([1, 2, 4, 8]),
-    }
-    if candidates:
-        out["wildcard suits"] = qualifying
-    return out
 
 
 CASES = [

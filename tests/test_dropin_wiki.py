@@ -15,14 +15,14 @@ import mwclient
 import pytest
 import requests
 
-import mirror_fixture as mf
+from support import mirror_fixture as mf
 from serving.http_server import make_server
-from test_nginx_dropin import start_nginx, stop_nginx
+from support.nginx import start_nginx, stop_nginx
 
 try:
-    from wiki_server import WikiServer
+    from support.wiki_server import WikiServer
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import WikiServer  # type: ignore[no-redef]
+    from tests.support.wiki_server import WikiServer  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.slow
 

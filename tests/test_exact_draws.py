@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_deals_honour_placements import SMALL_DECKS, seat_bounds
-from test_deals_uniformity import critical_value, homogeneity, rejection_sample, statistics
+from support.statistics import SMALL_DECKS, seat_bounds
+from support.statistics import critical_value, rejection_sample
 
 import dsl
 from deals.cards import Deal
@@ -28,9 +28,9 @@ from deals.length_draw import LengthDraw
 from deals.placement_draw import PlacementDraw
 from deals.predicate import satisfies
 from deals.rng import make_rng
-from deals.rules import compile_scenario
 from deals.sampler import ScenarioSampler
 from deals.tables import ALL_DEALS
+from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 
 def values_of(suits, honour_hcp, spots):
@@ -63,11 +63,6 @@ def seat_hcp(owner: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 def in_bounds(hcp: np.ndarray, bounds) -> np.ndarray:
     return np.all([(hcp[:, s] >= lo) & (hcp[:, s] <= hi) for s, (lo, hi) in enumerate(bounds)], axis=0)
-
-
-def chi_square(observed: Counter, expected: dict) -> tuple[float, int]:
-    stat = sum((observed.get(k, 0) - e) ** 2 / e for k, e in expected.items())
-    return stat, len(expected) - 1
 
 
 SMALL_BOUNDS = [(2, 6), (0, 2), (1, 6), (0, 6)]
@@ -171,27 +166,6 @@ def test_big_choice_is_exact():
 
 FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"
 ONE_IN_TEN_BILLION = "opener hcp:33+; opp1 hcp:7+"  # probability 1.3e-10
-
-
-def sampler_of(text: str) -> ScenarioSampler:
-    return ScenarioSampler(dsl.parse_scenarios(text)[0])
-
-
-def dealt(sampler: ScenarioSampler, n: int, seed: int) -> np.ndarray:
-    return np.concatenate(list(sampler.batches(n, make_rng(seed))))
-
-
-def inhomogeneous(mine: np.ndarray, theirs: np.ndarray) -> list[str]:
-    """The statistics of the uniformity tests on which two samples of deals differ (a
-    chi-square test of homogeneity each, at its 1e-4 point)."""
-    sa = statistics(mine, 0, (), lambda l: l >= 0, lambda h: h >= 0)
-    sb = statistics(theirs, 0, (), lambda l: l >= 0, lambda h: h >= 0)
-    failures = []
-    for name in sa:
-        stat, df = homogeneity(sa[name], sb[name])
-        if stat > critical_value(df):
-            failures.append(f"{name}: chi2 {stat:.1f} > {critical_value(df):.1f} (df {df})")
-    return failures
 
 
 def test_a_one_in_ten_billion_scenario_is_drawn_exactly():
@@ -306,10 +280,6 @@ def test_hcp_superset_and_rejection_is_uniform_against_shuffle_and_reject():
 
 
 # --- The length superset (`deals.length_draw`) ---
-
-
-def compiled_of(text: str):
-    return compile_scenario(dsl.parse_scenarios(text)[0])
 
 
 def test_length_superset_counts_agree():

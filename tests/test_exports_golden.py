@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from store.version import VERSION
-from test_deals_cli import run
+from support.cli import run
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "exports"
 #: Two scenarios, one of them labelled with suit symbols and a quote, so the board turn, the

@@ -17,7 +17,7 @@ from store.model import SiteInfo
 from store.state import StateStore
 from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
-from test_cli_sync import EXPORT
+from support.wiki_pages import EXPORT
 
 DEAL = "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"
 

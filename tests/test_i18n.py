@@ -474,7 +474,7 @@ def test_the_english_build_of_that_wiki_shows_the_english_the_check_looks_for(em
 def test_the_double_dummy_tables_and_lines_are_italian_too(tmp_path):
     """The builds above have no double dummy (it is slow here); four deals with their tables,
     par and the scenario's game/slam line, in Italian, leave no English either."""
-    from test_cli_sync import EXPORT
+    from support.wiki_pages import EXPORT
 
     export = tmp_path / "export.xml"
     export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", "opener H:5+ hcp:12-21 // opener S:5+; responder S:3+"), encoding="utf-8")

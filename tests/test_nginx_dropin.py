@@ -11,145 +11,22 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import signal
-import socket
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import requests
 
-import mirror_fixture as mf
+from support import mirror_fixture as mf
 from serving import api_rules
 from serving import nginx as dropin
 from serving.http_server import make_server
+from serving.title_lookup import namespace_spellings
+from store.model import SiteInfo
+from support.nginx import Nginx, start_nginx, stop_nginx
 
 pytestmark = pytest.mark.slow
-
-
-def nginx_binary() -> str:
-    found = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
-    if found is None:
-        message = "nginx is not installed (apt-get install -y --no-install-recommends nginx-light)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-MAIN_CONF = """\
-daemon off;
-master_process off;
-worker_processes 1;
-{user}
-pid {prefix}/nginx.pid;
-error_log {prefix}/logs/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    {mime}
-    default_type application/octet-stream;
-    access_log {prefix}/logs/access.log;
-    gzip on;
-    gzip_min_length 1;
-    gzip_types application/json;
-    client_body_temp_path {prefix}/tmp/body;
-    proxy_temp_path {prefix}/tmp/proxy;
-    fastcgi_temp_path {prefix}/tmp/fastcgi;
-    uwsgi_temp_path {prefix}/tmp/uwsgi;
-    scgi_temp_path {prefix}/tmp/scgi;
-    server {{
-        listen 127.0.0.1:{port};
-        server_name localhost;
-        root {mirror};
-        charset utf-8;
-        charset_types text/plain application/json;
-        include {snippet};
-        location / {{
-            index index.html;
-            try_files $uri $uri/ =404;
-        }}
-    }}
-}}
-"""
-
-
-@dataclass
-class Nginx:
-    url: str
-    prefix: Path
-    process: subprocess.Popen[bytes]
-
-    def error_log(self) -> str:
-        path = self.prefix / "logs" / "error.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-
-def start_nginx(prefix: Path, mirror: Path, snippet_text: str) -> Nginx:
-    binary = nginx_binary()
-    for sub in ("logs", "tmp"):
-        (prefix / sub).mkdir(parents=True, exist_ok=True)
-    snippet = prefix / "bridgeshape.conf"
-    snippet.write_text(snippet_text, encoding="utf-8")
-    mime = "include /etc/nginx/mime.types;" if Path("/etc/nginx/mime.types").exists() else "types { text/html html; application/json json; }"
-    last_error = ""
-    for _attempt in range(3):
-        port = free_port()
-        conf = prefix / "nginx.conf"
-        conf.write_text(
-            MAIN_CONF.format(
-                # As root nginx would switch to `nobody`, who cannot read pytest's folders.
-                user="user root;" if os.geteuid() == 0 else "",
-                prefix=prefix,
-                mime=mime,
-                port=port,
-                mirror=mirror,
-                snippet=snippet,
-            ),
-            encoding="utf-8",
-        )
-        check = subprocess.run([binary, "-t", "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs/error.log")],
-                               capture_output=True, text=True, timeout=30)
-        assert check.returncode == 0, f"nginx -t failed:\n{check.stderr}"
-        assert "[warn]" not in check.stderr, check.stderr  # e.g. an overflowing variables_hash
-        process = subprocess.Popen(
-            [binary, "-p", str(prefix), "-c", str(conf), "-e", str(prefix / "logs/error.log")],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and process.poll() is None:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    return Nginx(f"http://127.0.0.1:{port}", prefix, process)
-            except OSError:
-                time.sleep(0.05)
-        stop_nginx(process)
-        last_error = (prefix / "logs/error.log").read_text(errors="replace") if (prefix / "logs/error.log").exists() else ""
-    raise AssertionError(f"nginx did not start:\n{last_error}")
-
-
-def stop_nginx(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)  # fast shutdown
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
-    if process.stderr:
-        process.stderr.close()
 
 
 @pytest.fixture(scope="module")
@@ -410,7 +287,6 @@ def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
 # --- in front of a bucket (issue 17) ----------------------------------------------------------
 
 
-
 def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, s3_server: str, s3) -> None:
     """The mirror published to a bucket (moto's S3 server) as `--out s3://` publishes it, and
     nginx in front of it with the snippet's `origin`: every api.php URL of the matrix (get
@@ -449,3 +325,99 @@ def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, ser
         assert [line for line in running.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
     finally:
         stop_nginx(running.process)
+
+
+# --- namespace names of any character (issue 29) -------------------------------------------
+
+#: A wiki whose namespace names hold what no nginx string holds as it is (`'`, `"`, `\`,
+#: `$`, `;`, `%`), non-ASCII letters, nothing but spaces, or a character no title may hold.
+AWKWARD_SITE = SiteInfo(
+    namespaces={0: "", 4: "L'Enciclopedia del Bridge", 100: 'Dollari $5 "citati" \\ e ;', 102: "   ", 104: "Graffe {x}", 108: "Città 100%"},
+    namespace_lookup={
+        "l'enciclopedia del bridge": 4, "project": 4, "leb": 4, 'dollari $5 "citati" \\ e ;': 100, "soldi": 100,
+        "vuoto": 102, "graffe {x}": 104, "città 100%": 108,
+    },
+    sitename="Prova",
+    general='{"generator": "MediaWiki 1.39.17", "sitename": "Prova"}',
+)
+AWKWARD_PAGES = (
+    mf.Page(201, "L'Enciclopedia del Bridge:Regole", "opener hcp:12-14 shape:balanced", namespace=4),
+    mf.Page(202, 'Dollari $5 "citati" \\ e ;:Prezzi', "opener S:5+ hcp:12-21", namespace=100),
+    mf.Page(203, "   :Vuoto", "opener H:5+", namespace=102),
+    mf.Page(204, "Graffe {x}:Regole", "opener D:5+", namespace=104),
+    mf.Page(205, "Città 100%:Conti", "opener C:5+", namespace=108),
+)
+#: Other spellings of the prefixes (aliases, case, the first letter of the rest).
+AWKWARD_SPELLINGS = (
+    "leb:Regole", "Project%3Aregole", "PROJECT+%3A+Regole", "l%27enciclopedia+DEL+bridge:Regole",
+    "soldi:Prezzi", "SOLDI:prezzi", "dollari+%245+%22citati%22+%5C+e+%3B%3APrezzi", 'DOLLARI_$5_"citati"_\\_E_;:Prezzi',
+    "vuoto:Vuoto", "VUOTO:vuoto", "graffe+%7Bx%7D:Regole", "Citt%C3%A0+100%25:Conti", "CITT%C3%A0+100%25:conti",
+)
+
+
+def test_pages_in_namespaces_of_any_name_are_served_as_serve_serves_them(tmp_path: Path) -> None:
+    """The snippet the build writes for such a wiki passes `nginx -t`, and nginx answers
+    every spelling of those pages' titles as `serve` does: the page where the wiki finds
+    one (all but the namespace whose name no title may hold), the same error elsewhere."""
+    mirror = mf.build_mirror(tmp_path / "mirror", AWKWARD_PAGES, AWKWARD_SITE)
+    namespaces = namespace_spellings(AWKWARD_SITE, {page.namespace for page in AWKWARD_PAGES})
+    characters = {c for path in (mirror / "api/get/title").iterdir() for c in path.name}
+    snippet = dropin.render_snippet(mirror, namespaces=namespaces, title_characters=characters)
+    assert '# namespace name "Graffe {x}" left out of the prefix rules: no title can hold it' in snippet
+    live = make_server(mirror, "127.0.0.1", 0)
+    thread = threading.Thread(target=live.serve_forever, daemon=True)
+    thread.start()
+    running = start_nginx(tmp_path / "prefix", mirror, snippet)
+    try:
+        values = [value for page in AWKWARD_PAGES for value in mf.title_spellings(page.title).values()] + list(AWKWARD_SPELLINGS)
+        problems, found = [], set()
+        for value in values:
+            target = f"/api.php?action=bridgeshape&shapeaction=get&format=json&title={value}"
+            wanted, answer = mf.fetch(live.url, target), mf.fetch(running.url, target)
+            if (answer.status, answer.body) != (wanted.status, wanted.body):
+                problems.append(f"{value}: nginx {answer.status} {answer.body[:150]!r}, serve {wanted.status} {wanted.body[:150]!r}")
+            if "shapeconstraints" in wanted.json():
+                found.add(wanted.json()["shapeconstraints"]["pageId"])
+        assert problems == [], "\n".join(problems)
+        assert found == {201, 202, 203, 205}  # not 204: MediaWiki allows no `{` in a title
+        assert [line for line in running.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
+    finally:
+        stop_nginx(running.process)
+        live.shutdown()
+        live.server_close()
+
+
+def test_pages_in_namespaces_of_any_name_in_front_of_a_bucket(tmp_path: Path, s3_server: str, s3) -> None:
+    """The same spellings through nginx in front of a bucket (`origin`): the prefix written
+    with `%` and `$` encoded reaches the bucket encoded, which decodes it."""
+    from site_builder.object_store import BucketTarget, publish_folder
+
+    client, bucket = s3
+    client.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/*"}]}))
+    mirror = mf.build_mirror(tmp_path / "mirror", AWKWARD_PAGES, AWKWARD_SITE)
+    manifest = {str(p.relative_to(mirror)): hashlib.sha256(p.read_bytes()).hexdigest() for p in mirror.rglob("*") if p.is_file()}
+    publish_folder(mirror, manifest, BucketTarget.parse(f"s3://{bucket}/site", s3_server), tmp_path / "record.json")
+    (tmp_path / "root").mkdir()
+    namespaces = namespace_spellings(AWKWARD_SITE, {page.namespace for page in AWKWARD_PAGES})
+    snippet = dropin.render_snippet(origin=f"{s3_server}/{bucket}/site", namespaces=namespaces)
+    live = make_server(mirror, "127.0.0.1", 0)
+    thread = threading.Thread(target=live.serve_forever, daemon=True)
+    thread.start()
+    running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet)
+    try:
+        values = [value for page in AWKWARD_PAGES for value in mf.title_spellings(page.title).values()] + list(AWKWARD_SPELLINGS)
+        problems, found = [], set()
+        for value in values:
+            target = f"/api.php?action=bridgeshape&shapeaction=get&format=json&title={value}"
+            wanted, answer = mf.fetch(live.url, target), mf.fetch(running.url, target)
+            if (answer.status, answer.body) != (wanted.status, wanted.body):
+                problems.append(f"{value}: nginx {answer.status} {answer.body[:150]!r}, serve {wanted.status} {wanted.body[:150]!r}")
+            if "shapeconstraints" in wanted.json():
+                found.add(wanted.json()["shapeconstraints"]["pageId"])
+        assert problems == [], "\n".join(problems)
+        assert found == {201, 202, 203, 205}
+    finally:
+        stop_nginx(running.process)
+        live.shutdown()
+        live.server_close()

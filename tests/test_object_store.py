@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import os
 import shutil
+import socket
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,15 +22,17 @@ import pytest
 from bridgeshape_mirror import cli
 from bridgeshape_mirror.exit_codes import ExitCode
 from site_builder.build import BuildSettings, build
+from serving.file_types import media_type
 from site_builder.object_store import (
     INDEX_DOCUMENTS,
     LOCK_KEY,
     BucketError,
     BucketLocked,
     BucketTarget,
-    content_type,
+    make_client,
+    publish_folder,
 )
-from site_builder.publish import published_manifest
+from site_builder.publish import current_version, published_manifest
 from store.state import StateStore
 from sync.dump import sync_from_dump
 from sync.syncer import SyncSettings
@@ -52,12 +59,16 @@ def test_bad_bucket_urls_are_refused(url):
         BucketTarget.parse(url)
 
 
-def test_content_types():
-    assert content_type("api/list.json") == "application/json; charset=utf-8"
-    assert content_type("index.html") == "text/html; charset=utf-8"
-    assert content_type("deals/42.pbn") == "application/x-bridge-pbn"
-    assert content_type("x.unknownsuffix") == "application/octet-stream"
-    assert content_type("nginx/errors/missingtitle.ssi") == "application/json; charset=utf-8"
+def test_content_types_are_the_ones_serve_sends():
+    """One table (`serving.file_types`): an object's type is what `serve` answers for its file."""
+    from serving.static_files import content_type as served_type
+
+    paths = ["api/list.json", "index.html", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl",
+             "nginx/errors/missingtitle.ssi", "nginx/bridgeshape-api.conf", "style.css", "filter.js", "x.unknownsuffix"]
+    assert [media_type(p) for p in paths] == [served_type(Path(p)) for p in paths]
+    assert media_type("deals/42.pbn") == media_type("scripts/42/1.tcl") == "text/plain; charset=utf-8"
+    assert media_type("nginx/errors/missingtitle.ssi") == "application/json; charset=utf-8"
+    assert media_type("x.unknownsuffix") == "application/octet-stream"
 
 
 def test_options_for_a_bucket_are_checked_before_any_work(tmp_path, capsys):
@@ -326,3 +337,204 @@ def test_two_runs_at_once(tmp_path, s3_server, s3, capsys, state):
     report = build(state, settings)
     assert report.bucket.uploaded == len(published_manifest(settings.out))
     assert lock not in _objects(client, bucket)
+
+
+# --- a publish cut by the network, and the locks no run holds (issue 29) -------------------
+
+#: A publisher in a process of its own whose network goes at its `cut`-th upload (the lock's
+#: PUT is the first) and stays down: its lock cannot be deleted, and it exits.
+CUT_PUBLISH = """
+import sys
+from pathlib import Path
+
+from botocore.exceptions import EndpointConnectionError
+
+from site_builder import object_store
+from site_builder.publish import current_version, published_manifest
+
+out, url, endpoint, cut = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+target = object_store.BucketTarget.parse(url, endpoint)
+
+
+class CutClient:
+    def __init__(self, client):
+        self.client, self.puts, self.down = client, 0, False
+
+    def __getattr__(self, name):
+        method = getattr(self.client, name)
+
+        def call(*args, **kwargs):
+            if name == "put_object":
+                self.puts += 1
+                self.down = self.down or self.puts == cut
+            if self.down:
+                raise EndpointConnectionError(endpoint_url=endpoint)
+            return method(*args, **kwargs)
+
+        return call
+
+
+object_store.publish_folder(current_version(out), published_manifest(out), target, object_store.record_path(out),
+                            client=CutClient(object_store.make_client(target)))
+"""
+
+
+def _wrong_digests(client, bucket: str, local: dict[str, str]) -> list[str]:
+    """The files of the local mirror the bucket does not hold as they are (by the digest
+    each object carries)."""
+    from botocore.exceptions import ClientError
+
+    wrong = []
+    for path, digest in local.items():
+        try:
+            held = client.head_object(Bucket=bucket, Key=f"mirror/{path}")["Metadata"].get("sha256")
+        except ClientError:  # not in the bucket yet
+            held = None
+        if held != digest:
+            wrong.append(path)
+    return wrong
+
+
+def _lock_body(client, bucket: str) -> dict:
+    return json.loads(_body(client, bucket, f"mirror/{LOCK_KEY}"))
+
+
+@pytest.mark.slow
+def test_a_publish_cut_by_the_network_is_finished_by_the_next_run(tmp_path, s3_server, s3, state, caplog):
+    """The reported freeze: a run's network goes mid-upload and stays down, so its lock
+    stays in the bucket while the bucket holds a mix of new and old files. The next run on
+    the same host sees the lock's process is gone, takes the lock over at once with a
+    warning, and finishes the publish: every digest right, no lock left."""
+    client, bucket = s3
+    settings = _settings(tmp_path, s3_server, bucket)
+    build(state, settings)
+    _edit_one_page(tmp_path, state)
+    build(state, dataclasses.replace(settings, bucket=None))  # the new mirror, built but not yet in the bucket
+    local = published_manifest(settings.out)
+    before = _wrong_digests(client, bucket, local)
+    assert len(before) > 2
+
+    cut = subprocess.run([sys.executable, "-c", CUT_PUBLISH, str(settings.out), f"s3://{bucket}/mirror", s3_server, "3"],
+                         capture_output=True, text=True, timeout=120)
+    assert cut.returncode != 0 and "BucketError" in cut.stderr, cut.stderr
+    holder = _lock_body(client, bucket)
+    assert holder["host"] == socket.gethostname() and holder["pid"] != os.getpid()
+    half_done = _wrong_digests(client, bucket, local)
+    assert 0 < len(half_done) < len(before)  # one object uploaded, then the network went
+
+    caplog.set_level(logging.WARNING)
+    code = cli.main([
+        "build", "--state", str(state), "--out", f"s3://{bucket}/mirror", "--endpoint-url", s3_server,
+        "--stage", str(settings.out), "--deals", "2", "--no-dd",
+    ])
+    assert code == ExitCode.OK
+    assert "could not be released" in cut.stderr  # the cut run said what it left behind
+    takeovers = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "taking over the lock" in r.getMessage()]
+    assert takeovers == [f"taking over the lock object 'mirror/{LOCK_KEY}' of s3://{bucket}/mirror left by pid {holder['pid']} "
+                         f"on {holder['host']}: its holder is no longer running"]
+    assert _wrong_digests(client, bucket, published_manifest(settings.out)) == []
+    assert set(_objects(client, bucket)) == {f"mirror/{p}" for p in published_manifest(settings.out)}
+
+
+class _FailingClient:
+    """The publisher's boto3 client with a fault: the `cut`-th upload raises a connection
+    error and, with `stays_down`, so does every call after it."""
+
+    def __init__(self, client, cut: int, stays_down: bool):
+        self.client, self.cut, self.stays_down, self.puts, self.down = client, cut, stays_down, 0, False
+
+    def __getattr__(self, name):
+        method = getattr(self.client, name)
+
+        def call(*args, **kwargs):
+            from botocore.exceptions import EndpointConnectionError
+
+            if name == "put_object":
+                self.puts += 1
+                if self.puts == self.cut:
+                    self.down = self.stays_down
+                    raise EndpointConnectionError(endpoint_url="http://injected-failure")
+            if self.down:
+                raise EndpointConnectionError(endpoint_url="http://injected-failure")
+            return method(*args, **kwargs)
+
+        return call
+
+
+def _publish(dealt_state: Path, target: BucketTarget, record: Path, client=None, progress=None):
+    mirror = dealt_state.parent / "output"
+    return publish_folder(current_version(mirror), published_manifest(mirror), target, record, client=client, progress=progress)
+
+
+@pytest.mark.slow
+def test_a_failed_publish_releases_its_lock_and_says_so(tmp_path, s3_server, s3, dealt_state, caplog):
+    """Any failure, a connection error or a bug, releases the lock on the way out with a
+    warning; a lock this process could not release (the network still down) is taken over
+    by its next publish."""
+    client, bucket = s3
+    target = BucketTarget.parse(f"s3://{bucket}/mirror", s3_server)
+    record = tmp_path / "record.json"
+    caplog.set_level(logging.WARNING)
+    released = f"the publish to s3://{bucket}/mirror failed part-way; its lock object 'mirror/{LOCK_KEY}' is released, the next run finishes it"
+
+    with pytest.raises(BucketError, match="injected-failure"):
+        _publish(dealt_state, target, record, _FailingClient(make_client(target), 3, stays_down=False))
+    assert f"mirror/{LOCK_KEY}" not in _objects(client, bucket)
+    assert released in caplog.messages
+
+    def bug(_count):
+        raise RuntimeError("a bug in the progress bar")
+
+    caplog.clear()
+    with pytest.raises(RuntimeError):
+        _publish(dealt_state, target, record, progress=bug)
+    assert f"mirror/{LOCK_KEY}" not in _objects(client, bucket)
+    assert released in caplog.messages
+
+    caplog.clear()
+    with pytest.raises(BucketError):
+        _publish(dealt_state, target, record, _FailingClient(make_client(target), 3, stays_down=True))
+    assert f"mirror/{LOCK_KEY}" in _objects(client, bucket)
+    assert any("could not be released" in m for m in caplog.messages)
+    caplog.clear()
+    result = _publish(dealt_state, target, record)
+    assert result.uploaded > 0
+    assert any(m.endswith(": its holder is this process, whose publish ended") for m in caplog.messages)
+    assert _wrong_digests(client, bucket, published_manifest(dealt_state.parent / "output")) == []
+    assert f"mirror/{LOCK_KEY}" not in _objects(client, bucket)
+
+
+@pytest.mark.slow
+def test_a_lock_dated_in_the_future_is_taken_over_and_a_live_one_is_not(tmp_path, s3_server, s3, dealt_state, caplog):
+    client, bucket = s3
+    target = BucketTarget.parse(f"s3://{bucket}/mirror", s3_server)
+    lock = f"mirror/{LOCK_KEY}"
+    record = tmp_path / "record.json"
+    caplog.set_level(logging.WARNING)
+    # A live process of this host holds it: refused, as a lock of another host is.
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        holder = {"host": socket.gethostname(), "pid": live.pid, "since": time.time()}
+        client.put_object(Bucket=bucket, Key=lock, Body=json.dumps(holder).encode())
+        with pytest.raises(BucketLocked, match=f"pid {live.pid} on {socket.gethostname()}"):
+            _publish(dealt_state, target, record)
+    finally:
+        live.kill()
+        live.wait()
+    assert set(_objects(client, bucket)) == {lock}
+    # Dated a day ahead (of the store's clock as of this host's): no run could have taken it.
+    holder = {"host": "elsewhere", "pid": 4242, "since": time.time() + 86400}
+    client.put_object(Bucket=bucket, Key=lock, Body=json.dumps(holder).encode())
+    result = _publish(dealt_state, target, record)
+    assert result.uploaded == len(published_manifest(dealt_state.parent / "output"))
+    assert lock not in _objects(client, bucket)
+    assert [m for m in caplog.messages if "taking over" in m] == [
+        f"taking over the lock object {lock!r} of s3://{bucket}/mirror left by pid 4242 on elsewhere: it is dated "
+        f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(holder['since']))}, 24.0 h after the store received it "
+        "(a clock, or the lock, is wrong)"
+    ]
+    # A few minutes ahead is a clock's skew: still a live run's lock.
+    holder["since"] = time.time() + 120
+    client.put_object(Bucket=bucket, Key=lock, Body=json.dumps(holder).encode())
+    with pytest.raises(BucketLocked):
+        _publish(dealt_state, target, record)

@@ -14,8 +14,8 @@ from bridgeshape_mirror.exit_codes import ExitCode
 from site_builder.build import BuildSettings, build
 from site_builder.publish import current_version, publish
 from store.errors import StateError
-from test_build_kill import intact
-from test_cli_exit_codes import status
+from support.mirror import intact
+from support.cli import status
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 

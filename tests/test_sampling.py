@@ -46,7 +46,7 @@ def test_scenarios_tying_both_partnerships_go_first_in_page_order_among_equals()
 
 def test_a_share_deals_what_its_jobs_deal_one_by_one():
     jobs = jobs_of(ONE_PARTNERSHIP, ONE_PARTNERSHIP, count=3)
-    assert sample_jobs(jobs) == [sample_job(job) for job in jobs]
+    assert sample_jobs(jobs) == [(sample_job(job), None) for job in jobs]
 
 
 def test_the_same_auction_in_another_suit_shares_a_worker():

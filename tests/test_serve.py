@@ -1,18 +1,16 @@
 """`bridgeshape-mirror serve`: static files, the api.php routes (the same expectations as the
-nginx drop-in, from mirror_fixture), validate live, health, path traversal, clean stop."""
+nginx drop-in, from support.mirror_fixture), validate live, health, path traversal, clean stop."""
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,12 +19,12 @@ import pytest
 import requests
 
 import dsl
-import mirror_fixture as mf
+from support import mirror_fixture as mf
 from bridgeshape_mirror.commands import serve as serve_command
 from bridgeshape_mirror.exit_codes import ExitCode
 from serving import http_server as serve
-from serving.api_headers import ServeSettings
-from serving.http_server import MirrorServer, make_server
+from serving.http_server import MirrorServer
+from support.serve import running
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,19 +36,6 @@ def mirror(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = mf.build_mirror(root / "out")
     (out / "escape").symlink_to(root / "secret.txt")  # a symlink inside that points outside
     return out
-
-
-@contextlib.contextmanager
-def running(root: Path, settings: ServeSettings = ServeSettings()) -> Iterator[MirrorServer]:
-    server = make_server(root, "127.0.0.1", 0, settings)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture(scope="module")

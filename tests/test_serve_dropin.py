@@ -12,10 +12,10 @@ import mwclient
 import pytest
 import requests
 
-import mirror_fixture as mf
+from support import mirror_fixture as mf
 from serving.api_headers import ServeSettings
 from serving.http_server import MirrorServer
-from test_serve import running
+from support.serve import running
 
 GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
 

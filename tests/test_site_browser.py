@@ -38,7 +38,7 @@ import pytest
 from deals.boards import page_boards
 from dsl import language
 from site_builder.build import BuildSettings, build
-from site_builder.downloads import PAGE_DOWNLOADS
+from site_builder.page_files import page_downloads
 from store.model import parse_timestamp
 from store.state import StateStore
 from sync.dump import sync_from_dump
@@ -670,7 +670,7 @@ def test_a_page_on_another_origin_gets_from_serve(browser, sample, tmp_path):
 
 
 def test_a_page_on_another_origin_gets_from_nginx(browser, sample, tmp_path):
-    from test_nginx_dropin import start_nginx, stop_nginx
+    from support.nginx import start_nginx, stop_nginx
 
     running = start_nginx(tmp_path / "prefix", sample, (sample / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
     try:
@@ -791,7 +791,7 @@ def test_every_deals_file_is_offered_for_download(browser, sample, italian, lang
         links = browser.execute_script(
             "return Array.from(document.querySelectorAll('nav.downloads a')).map(a => [a.getAttribute('href'), a.href, a.hasAttribute('download')])"
         )
-        assert [href for href, _, _ in links] == [f"../{path(SPLINTER)}" for _, path in PAGE_DOWNLOADS]
+        assert [href for href, _, _ in links] == [f"../{d.path}" for d in page_downloads(SPLINTER)]
         for href, absolute, download in links:
             status, body = _fetch(absolute)
             assert status == 200 and download, href

@@ -15,7 +15,7 @@ from sync.client import ClientSettings, WikiClient, user_agent
 from sync.errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
 from sync.syncer import ApiSync, SyncSettings
 
-from fake_wiki import API, FakeWiki, convention_text, http_status, json_error
+from support.fake_wiki import API, FakeWiki, convention_text, http_status, json_error
 
 
 class FakeTime:

@@ -13,7 +13,7 @@ from store.state import StateStore
 from sync.client import ClientSettings, WikiClient
 from sync.syncer import ApiSync, SyncSettings
 
-from fake_wiki import API, FakeWiki, convention_text
+from support.fake_wiki import API, FakeWiki, convention_text
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -148,3 +148,22 @@ def test_info_check_reads_new_redirects(wiki, store):
     client = WikiClient(ClientSettings(api_url=API))
     ApiSync(client, store, SyncSettings(info_check_every=timedelta(0)), now=NOW).run()
     assert store.redirects() == {2: ((0, "Stayman 2F"),)}
+
+
+def test_a_title_longer_than_mediawiki_allows_is_refused_and_the_other_pages_kept(wiki, store, caplog):
+    wiki.add(4, "T" * 2_000_000, convention_text("opener S:5+"))
+    wiki.add(5, "é" * 127 + "x", convention_text("opener S:6+"))  # 255 bytes: the longest a wiki has
+    with caplog.at_level("WARNING"):
+        report = sync(store)
+    assert titles(store) == {1: "Splinter", 2: "Stayman", 5: "é" * 127 + "x"}
+    assert report.refused == (
+        "page 4 not synced: its title is 2,000,000 bytes of UTF-8, more than MediaWiki's 255 ('" + "T" * 40 + "'...)",
+    )
+    assert "; 1 refused: page 4 not synced: its title is 2,000,000 bytes" in report.summary()
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == list(report.refused)
+    # A page created later with such a title (or moved to one) is refused on an incremental run too.
+    wiki.create(6, "Mossa " + "ü" * 200, convention_text("opener H:5+"))
+    wiki.move(1, "Splinter " + "x" * 300)
+    again = sync(store)
+    assert again.mode == "incremental" and titles(store) == {2: "Stayman", 5: "é" * 127 + "x"}
+    assert sorted(r.split(" not synced")[0] for r in again.refused) == ["page 1", "page 6"]

@@ -12,7 +12,7 @@ from sync.client import ClientSettings, WikiClient
 from sync.errors import UnknownName
 from sync.syncer import ApiSync, SyncSettings
 
-from fake_wiki import API, FakePage, FakeWiki, convention_text
+from support.fake_wiki import API, FakePage, FakeWiki, convention_text
 
 
 @pytest.fixture

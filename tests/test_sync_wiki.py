@@ -1,4 +1,4 @@
-"""The sync layer against a real MediaWiki (tests/wiki_server.py): full, incremental, idle,
+"""The sync layer against a real MediaWiki (tests/support/wiki_server.py): full, incremental, idle,
 locked, logged in, imported.
 
 One wiki for the module. The tests run in file order and share one state store (`state`):
@@ -39,9 +39,9 @@ from sync.runner import Source, run_sync
 from sync.syncer import ApiSync, SyncSettings
 
 try:
-    from wiki_server import WikiServer
+    from support.wiki_server import WikiServer
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import WikiServer  # type: ignore[no-redef]
+    from tests.support.wiki_server import WikiServer  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.slow
 

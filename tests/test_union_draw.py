@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_column_draw import drawn_by
-from test_deals_uniformity import critical_value, features, homogeneity, rejection_sample
-from test_exact_draws import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
+from support.statistics import drawn_by
+from support.statistics import critical_value, features, homogeneity, rejection_sample
+from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 import dsl
 import deals.union_draw as module

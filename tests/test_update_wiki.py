@@ -16,9 +16,9 @@ from site_builder.publish import current_version
 from store.state import StateStore
 
 try:
-    from wiki_server import WikiServer
+    from support.wiki_server import WikiServer
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import WikiServer  # type: ignore[no-redef]
+    from tests.support.wiki_server import WikiServer  # type: ignore[no-redef]
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Tests of the real-MediaWiki test harness (tests/wiki_server.py, scripts/mediawiki/).
+"""Tests of the real-MediaWiki test harness (tests/support/wiki_server.py, scripts/mediawiki/).
 
 They start a real MediaWiki (Debian's package, SQLite, php -S) once per module and
 check, through the Action API with plain ``requests``, what the sync tests rely on.
@@ -15,14 +15,14 @@ import pytest
 import requests
 
 try:
-    from wiki_server import (
+    from support.wiki_server import (
         WIKI_SH,
         ApiError,
         WikiServer,
         WikiStartError,
     )
 except ImportError:  # tests/ imported as a package
-    from tests.wiki_server import (  # type: ignore[no-redef]
+    from tests.support.wiki_server import (  # type: ignore[no-redef]
         WIKI_SH,
         ApiError,
         WikiServer,

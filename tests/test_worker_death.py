@@ -19,7 +19,7 @@ from site_builder.publish import current_version
 from store.model import WikiPage
 from store.state import StateStore
 
-from test_build_kill import intact
+from support.mirror import intact
 
 pytestmark = pytest.mark.slow
 

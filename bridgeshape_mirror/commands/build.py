@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..config import Config, load
 from ..exit_codes import ExitCode
 from ..logs import Progress
-from .common import HelpWithDefaults, non_negative, run_locked
+from .common import HelpWithDefaults, at_most, deals_per_scenario, run_locked, seed
 
 if TYPE_CHECKING:
     from site_builder.build import BuildReport
@@ -56,8 +56,10 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
         "--nginx-origin", metavar="URL",
         help="with an s3:// --out: the URL nginx reads the bucket from; the snippet the build writes proxies to it",
     )
-    parser.add_argument("--deals", type=non_negative, metavar="N", help="sample deals per scenario (default {deals})")
-    parser.add_argument("--seed", type=non_negative, metavar="S", help="mixed into every deal seed (default {seed})")
+    parser.add_argument(
+        "--deals", type=deals_per_scenario, metavar="N", help="sample deals per scenario, at most {deals_limit} (default {deals})"
+    )
+    parser.add_argument("--seed", type=seed, metavar="S", help="mixed into every deal seed (default {seed})")
     parser.add_argument(
         "--max-age", type=max_age, metavar="SECONDS",
         help="Cache-Control max-age in the nginx snippet's answers (default {max_age})",
@@ -73,12 +75,9 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
 
 def max_age(text: str) -> int:
     """A --max-age value: whole seconds, 0 to a year."""
-    from serving.api_headers import MAX_AGE_LIMIT
+    from ..config import upper_bound
 
-    value = non_negative(text)
-    if value > MAX_AGE_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_AGE_LIMIT} (a year)")
-    return value
+    return at_most(text, *upper_bound("max_age"))
 
 
 def build_with(config: Config) -> BuildReport:

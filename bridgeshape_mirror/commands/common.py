@@ -29,7 +29,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     from site_builder.object_store import BucketLocked
     from site_builder.publish import PublishError
     from store.errors import LockHeld, StateError, SuspiciousChange
-    from sync.errors import BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
+    from sync.errors import BadSetting, BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
     from deals.errors import NotExpressible
     from dsl.language import UnknownLanguage
@@ -40,7 +40,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
         ((LockHeld, BucketLocked), ExitCode.LOCKED),
         (SuspiciousChange, ExitCode.REFUSED),
         ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-        ((ConfigError, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
+        ((ConfigError, BadSetting, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
         ((DumpError, NotExpressible), ExitCode.INVALID),
         (StateError, ExitCode.STATE_ERROR),
         (PublishError, ExitCode.BUILD_ERROR),
@@ -80,6 +80,9 @@ def exit_code_for(exc: Exception) -> ExitCode:
 class Report(Protocol):
     def summary(self) -> str: ...
 
+    #: What went wrong although the run published (a scenario that failed), or "".
+    def warning(self) -> str: ...
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -118,21 +121,27 @@ def run_locked(
 
 def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: float) -> ExitCode:
     """Log the line a cron mail is read from, and return the run's status. A success is
-    logged at info level (so -q, as cron runs it, mails nothing), a failure as an error."""
+    logged at info level (so -q, as cron runs it, mails nothing), a failure as an error, and
+    a success with a warning (a scenario that failed and was published without its deals)
+    as a warning: still exit 0, but -q prints it, so cron mails it."""
     if isinstance(outcome, Failure):
         cause = f": {outcome.cause}" if outcome.cause else ""
         log.error("%s: FAILED (exit %d %s)%s", command, outcome.code, outcome.code.name.lower(), cause)
         return outcome.code
     detail = "" if isinstance(outcome, ExitCode) else f"{outcome.summary()}; "
-    log.info("%s: ok: %sin %.1f s", command, detail, seconds)
+    warning = "" if isinstance(outcome, ExitCode) else outcome.warning()
+    if warning:
+        log.warning("%s: ok with WARNING: %s: %sin %.1f s", command, warning, detail, seconds)
+    else:
+        log.info("%s: ok: %sin %.1f s", command, detail, seconds)
     return ExitCode.OK
 
 
 @cache
 def _defaults() -> dict[str, object]:
-    from ..config import Config
+    from ..config import Config, upper_bounds
 
-    return vars(Config())
+    return {**vars(Config()), **{f"{name}_limit": bound for name, bound in upper_bounds().items()}}
 
 
 class HelpWithDefaults(argparse.HelpFormatter):
@@ -157,6 +166,28 @@ def non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
+
+
+def at_most(text: str, limit: int, why: str) -> int:
+    """An integer of 0 to `limit`; the message says why there is a bound."""
+    value = non_negative(text)
+    if value > limit:
+        raise argparse.ArgumentTypeError(f"must be at most {limit} ({why}), not {text:.40}")
+    return value
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, 0 to what the state store keeps (`config.upper_bound`)."""
+    from ..config import upper_bound
+
+    return at_most(text, *upper_bound("seed"))
+
+
+def deals_per_scenario(text: str) -> int:
+    """An argparse type: the build's deals per scenario, 0 to what a page carries (`config.upper_bound`)."""
+    from ..config import upper_bound
+
+    return at_most(text, *upper_bound("deals"))
 
 
 def positive(text: str) -> int:

@@ -5,18 +5,31 @@ as boards numbered 1..n that take the scenarios in turn (`deals.boards`)."""
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from typing import TYPE_CHECKING
 
 from deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
-from .common import chosen_scenarios, non_negative, positive
+from .common import at_most, chosen_scenarios, positive, seed
 
 if TYPE_CHECKING:
     from deals.boards import BoardDeal
+    from deals.formats import DealsWriter
+    from deals.outcome import ScenarioDeals
     from deals.pbn import PbnTag
+    from dsl.model import Scenario
+
+
+#: The most deals per scenario one run writes: deals are streamed, so this bounds the run's
+#: time and output, not its memory; it is far above any use, and below it `--count` with a
+#: number of 20 digits is refused at once rather than left to run for ever.
+COUNT_LIMIT = 10**9
+
+
+def count(text: str) -> int:
+    """An argparse type: deals per scenario, 0 to `COUNT_LIMIT`."""
+    return at_most(text, COUNT_LIMIT, "deals per scenario in one run")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,9 +46,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
     parser.add_argument("--scenario", type=positive, metavar="N", help="deal only scenario N (counting from 1)")
-    parser.add_argument("--count", type=non_negative, default=10, metavar="N", help="deals per scenario (default 10)")
     parser.add_argument(
-        "--seed", type=non_negative, default=0, metavar="S",
+        "--count", type=count, default=10, metavar="N", help=f"deals per scenario, at most {COUNT_LIMIT:,} (default 10)"
+    )
+    parser.add_argument(
+        "--seed", type=seed, default=0, metavar="S",
         help="random seed (default 0); the same DSL, count and seed give the same deals",
     )
     parser.add_argument("--format", choices=tuple(FORMATS), default="json", help="output format (default json)")
@@ -97,29 +112,48 @@ def run(args: argparse.Namespace) -> ExitCode:
     scenarios, _ = chosen
 
     from deals.formats import open_writer
-    from deals.outcome import deal_outcome
     from deals.rng import make_rng
 
     out = sys.stdout.buffer
     dd = _DoubleDummy() if args.dd else None
     writer = open_writer(args.format, out, tool=_tool, seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {}))
+    if dd:
+        return _held(writer, scenarios, args.count, args.seed, dd)
+    from deals.formats.stream import open_streams
+
+    # Every scenario to its first batch (or why it has none) before a byte is written: the
+    # boards' numbers depend on which scenarios have deals.
+    streams = open_streams(scenarios, args.count, [make_rng(args.seed, index) for index, _ in scenarios])
+    failed = [s.failed for s in streams if s.failed]
+    for outcome in failed:
+        _say_no_deals(outcome)
+    writer.streamed(streams)
+    out.flush()
+    return ExitCode.INVALID if failed else ExitCode.OK
+
+
+def _held(writer: DealsWriter, scenarios: list[tuple[int, Scenario]], count: int, seed: int, dd: _DoubleDummy) -> ExitCode:
+    """With --dd each scenario is dealt whole, then solved in DDS's batches, then written."""
+    from deals.outcome import deal_outcome
+    from deals.rng import make_rng
+
     status = ExitCode.OK
     writer.begin()
     for index, scenario in scenarios:
-        # With --dd a scenario is dealt whole, then solved in DDS's batches, then written.
-        stream = None if dd else functools.partial(writer.deals, index, scenario.label)
-        outcome = deal_outcome(scenario, index, args.count, make_rng(args.seed, index), stream)
-        if dd:
-            dd.solve(outcome.deals)
+        outcome = deal_outcome(scenario, index, count, make_rng(seed, index))
+        dd.solve(outcome.deals)
         if outcome.no_deals_reason:
-            out.flush()  # the deals so far before the message, in a terminal
-            name = f"scenario {index}" + (f" ({scenario.label})" if scenario.label else "")
-            if outcome.unsatisfiable:
-                print(f"{name} is unsatisfiable: {outcome.unsatisfiable}", file=sys.stderr)
-            else:  # too rare: not proved empty, and no deal found either
-                print(f"{name}: {outcome.too_rare}", file=sys.stderr)
+            _say_no_deals(outcome)
             status = ExitCode.INVALID
         writer.scenario(outcome)
     writer.end()
-    out.flush()
+    sys.stdout.buffer.flush()
     return status
+
+
+def _say_no_deals(outcome: ScenarioDeals) -> None:
+    name = f"scenario {outcome.index}" + (f" ({outcome.label})" if outcome.label else "")
+    if outcome.unsatisfiable:
+        print(f"{name} is unsatisfiable: {outcome.unsatisfiable}", file=sys.stderr)
+    else:  # too rare: not proved empty, and no deal found either
+        print(f"{name}: {outcome.too_rare}", file=sys.stderr)

@@ -1,28 +1,27 @@
 """Output formats of deals: one module per format, one entry in `FORMATS`.
 
-Every format writes a document of scenarios through the `DealsWriter` protocol: `begin`,
-then per scenario any number of `deals` calls (its deals as they are drawn, so the
-`deals` command keeps one batch in memory) and one `scenario` call with its outcome (and
-the deals it holds, for an outcome dealt whole or read back from the state file), then `end`.
-A new format is a module here with a `Writer` class, and its name below. Every writer takes
-the byte stream and the context `title` (the page's), `tool` (name and version) and `seed`
-(the seed key of the deals) as keywords, and uses what its format prints; any of them may
-be given as a function giving it (`said`), called only by a format that prints it (the
-`deals` command's version: reading the package metadata costs 20 ms). The deals are
-boards (`deals.boards`) whose numbers depend on every scenario's deals, so the writers hold
-them until `end`.
+Every format writes a document of scenarios through the `DealsWriter` protocol, in one of
+two ways: outcomes that hold their deals (a page's, read back from the state file) by
+`begin`, one `scenario` call per outcome, then `end`; or scenarios dealt as the document is
+written (the `deals` command, `deals.formats.stream`) by one `streamed` call, which holds a
+batch of each scenario whatever the count. A new format is a module here with a `Writer`
+class, and its name below. Every writer takes the byte stream and the context `title` (the
+page's), `tool` (name and version) and `seed` (the seed key of the deals) as keywords, and
+uses what its format prints; any of them may be given as a function giving it (`said`),
+called only by a format that prints it (the `deals` command's version: reading the package
+metadata costs 20 ms). The deals are boards (`deals.boards`) whose numbers depend on every
+scenario's deals.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from ..outcome import ScenarioDeals
+    from .stream import ScenarioStream
 
 #: Format name -> its module in this package. The modules are imported when a writer is
 #: opened, so the command line lists the names without importing numpy.
@@ -32,13 +31,14 @@ FORMATS: dict[str, str] = {"json": ".json", "pbn": ".pbn", "lin": ".lin"}
 class DealsWriter(Protocol):
     def begin(self) -> None: ...
 
-    def deals(self, index: int, label: str, batch: np.ndarray) -> None:
-        """Some deals of scenario `index`: a `(rows, 52)` seat-of-card array."""
-
     def scenario(self, outcome: ScenarioDeals) -> None:
-        """Scenario `outcome.index` is done (after its `deals`, if any)."""
+        """Scenario `outcome.index` with its deals."""
 
     def end(self) -> None: ...
+
+    def streamed(self, streams: Sequence[ScenarioStream]) -> None:
+        """The whole document of `streams` (`deals.formats.stream.open_streams`), each read
+        as the document needs its deals."""
 
 
 #: A writer's context value (title, tool, seed): the text, or a function that gives it.

@@ -9,7 +9,8 @@ scenarios in turn) as the mirror's deals JSON has it.
     ], "probability": 0.00037, "probability_exact": true, "probability_fraction": "p/q"}
     ]}
 
-Board numbers depend on every scenario's deals, so the writer holds them until `end`.
+Board numbers depend on every scenario's deals: held outcomes are written at `end`, streamed
+scenarios (`deals.formats.stream`) once each has its first batch.
 """
 
 from __future__ import annotations
@@ -22,43 +23,54 @@ import numpy as np
 
 from ..boards import board_numbers, dealers_and_vulnerabilities
 from ..byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined
-from ..pbn import no_rows, pbn_rows
+from ..outcome import ScenarioDeals
+from ..pbn import pbn_rows
 from .held import HeldDeals
+from .stream import ScenarioStream, deal_boards
 
 
 class Writer(HeldDeals):
     """`deal_fields(pbn, board)`, if given, gives more fields for a deal after its own (double
-    dummy: `dd` and `par`); `None` or `{}`: none."""
+    dummy: `dd` and `par`); `None` or `{}`: none. Those are for held outcomes (`end`);
+    `streamed` writes each deal's own fields."""
 
     def __init__(
         self, out: BinaryIO, deal_fields: Callable[[str, int], Mapping[str, Any] | None] | None = None, **context: str
     ):
         # `context` (title, tool, seed) is for the formats that print it; JSON has its own fields.
-        # Without `deal_fields` (which read each deal's string), streamed deals are held as rows.
-        super().__init__(rows=deal_fields is None)
+        super().__init__()
         self._out = out
         self._deal_fields = deal_fields
 
     def end(self) -> None:
         # Board numbers without BoardDeal objects, and written a scenario at a time: 100,000
         # deals stay within the command's time and memory (benchmarks/deals_vs_dealer.py).
-        streamed = [r if r is not None else no_rows() for r in self.rows_of()]
-        numbers = board_numbers([len(r) + len(o.deals) for o, r in zip(self.outcomes, streamed)])
-        self._out.write(b'{"scenarios": [')
-        for i, (o, rows, board) in enumerate(zip(self.outcomes, streamed, numbers)):
-            head = f'{{"index": {o.index}, "label": {json.dumps(o.label, ensure_ascii=False)}, "deals": ['
-            self._out.write((("," if i else "") + "\n" + head).encode("utf-8"))
-            for start in range(0, len(rows), _CHUNK):
-                chunk = rows[start : start + _CHUNK]
-                self._out.write(row_lines(chunk, board[start : start + len(chunk)], first=start == 0))
+        numbers = board_numbers([len(o.deals) for o in self.outcomes])
+        self._out.write(_BEGIN)
+        for i, (o, board) in enumerate(zip(self.outcomes, numbers)):
+            self._out.write(_head(i, o.index, o.label))
             for start in range(0, len(o.deals), _CHUNK):
-                at, first = len(rows) + start, len(rows) + start == 0
-                pbns, numbers = o.deals[start : start + _CHUNK], board[at : at + _CHUNK]
-                fast = deal_lines(pbns, numbers, first) if self._deal_fields is None else None
-                self._out.write(fast if fast is not None else self._lines(pbns, numbers, first))
-            tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in o.summary_json().items())
-            self._out.write((("\n" if len(rows) or o.deals else "") + "]" + tail + "}").encode("utf-8"))
-        self._out.write(b"\n]}\n")
+                pbns, boards = o.deals[start : start + _CHUNK], board[start : start + _CHUNK]
+                fast = deal_lines(pbns, boards, start == 0) if self._deal_fields is None else None
+                self._out.write(fast if fast is not None else self._lines(pbns, boards, start == 0))
+            self._out.write(_tail(o, bool(o.deals)))
+        self._out.write(_END)
+
+    def streamed(self, streams: Sequence[ScenarioStream]) -> None:
+        """The document of `streams`, each scenario's deals a batch at a time as drawn
+        (`deals.formats.stream`), then its summary (the probability, which an estimate
+        makes from the draws of its deals)."""
+        counts = [s.count for s in streams]
+        self._out.write(_BEGIN)
+        for place, s in enumerate(streams):
+            self._out.write(_head(place, s.index, s.label))
+            given = 0
+            for rows in s.rows():
+                numbers = deal_boards(counts, place, given, given + len(rows))
+                self._out.write(row_lines(rows, numbers, first=given == 0))
+                given += len(rows)
+            self._out.write(_tail(s.outcome, bool(given)))
+        self._out.write(_END)
 
     def _lines(self, pbns: Sequence[str], numbers: Sequence[int], first: bool) -> bytes:
         # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
@@ -74,6 +86,22 @@ class Writer(HeldDeals):
         assert self._deal_fields is not None
         extra = self._deal_fields(pbn, board)
         return "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in (extra or {}).items())
+
+
+_BEGIN = b'{"scenarios": ['
+_END = b"\n]}\n"
+
+
+def _head(place: int, index: int, label: str) -> bytes:
+    """A scenario entry up to its deals, after the one before (at `place` in the document)."""
+    head = f'{{"index": {index}, "label": {json.dumps(label, ensure_ascii=False)}, "deals": ['
+    return (("," if place else "") + "\n" + head).encode("utf-8")
+
+
+def _tail(outcome: ScenarioDeals, any_deal: bool) -> bytes:
+    """A scenario entry after its deals: its summary fields."""
+    tail = "".join(f", {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in outcome.summary_json().items())
+    return (("\n" if any_deal else "") + "]" + tail + "}").encode("utf-8")
 
 
 def _nothing_more(pbn: str, board: int) -> str:

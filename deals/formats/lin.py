@@ -11,6 +11,7 @@ by the board number (the deals JSON maps each board to its scenario).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import BinaryIO
 from urllib.parse import quote
 
@@ -21,6 +22,7 @@ from dsl.deck import SEAT_LETTERS, SUIT_LETTERS
 from ..boards import VULNERABILITY_CYCLE, BoardDeal
 from ..outcome import outcome_boards
 from .held import HeldDeals
+from .stream import ScenarioStream, board_chunks
 
 #: Seat (0..3 = N E S W) -> LIN's digit; hands are listed from South (seat 2) clockwise.
 _SEAT_DIGIT = {0: "3", 1: "4", 2: "1", 3: "2"}
@@ -72,17 +74,23 @@ def lin_lines(numbers: np.ndarray, rows: np.ndarray) -> bytes:
 class Writer(HeldDeals):
     def __init__(self, out: BinaryIO, **context: str):
         # `context` (title, tool, seed): LIN has no place that readers would ignore for them.
-        super().__init__(rows=True)
+        super().__init__()
         self._out = out
 
     def end(self) -> None:
         boards = self.boards_as_rows()
         if boards is None:
-            self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self.with_strings())).encode("ascii"))
+            self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self.outcomes)).encode("ascii"))
             return
         _, numbers, rows = boards
         for start in range(0, len(rows), _CHUNK):
             self._out.write(lin_lines(numbers[start : start + _CHUNK], rows[start : start + _CHUNK]))
+
+    def streamed(self, streams: Sequence[ScenarioStream]) -> None:
+        """The lines of `streams`' boards, in order as the scenarios are dealt (side by side),
+        a chunk of boards at a time."""
+        for chunk in board_chunks(streams, _CHUNK):
+            self._out.write(lin_lines(chunk.numbers, chunk.rows))
 
 
 #: Boards written at a time.

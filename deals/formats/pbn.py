@@ -2,8 +2,9 @@
 turned so that the opener deals), each naming its scenario in `[Event]` and in a comment,
 with a `[Generator]` tag saying how to deal it again (`deals.pbn` writes the games).
 
-The boards interleave the scenarios, so the writer holds the deals (69 bytes each) until
-`end`. `extra_tags`, given, returns supplementary tags for each board (double-dummy
+The boards interleave the scenarios: held outcomes are written at `end`; streamed scenarios
+(`deals.formats.stream`) a chunk of boards at a time, the scenarios dealt side by side.
+`extra_tags`, given, returns supplementary tags for each board (double-dummy
 results, say), written after `[Generator]`.
 """
 
@@ -13,11 +14,12 @@ import io
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
-from ..boards import BoardDeal
+from ..boards import BoardDeal, board
 from ..outcome import outcome_boards
-from ..pbn import PbnExportWriter, PbnGame, PbnTag
+from ..pbn import PbnExportWriter, PbnGame, PbnTag, row_strings
 from . import Context, said
 from .held import HeldDeals
+from .stream import ScenarioStream, board_chunks
 
 
 def event(title: str, index: int, label: str) -> str:
@@ -47,8 +49,7 @@ class Writer(HeldDeals):
         seed: Context = "seed 0",
         extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None,
     ):
-        # Without `extra_tags` (which read each board), streamed deals are held as rows.
-        super().__init__(rows=extra_tags is None)
+        super().__init__()
         self._text = io.TextIOWrapper(out, encoding="ascii", newline="", write_through=True)
         self._title = title
         self._tool = tool
@@ -58,21 +59,43 @@ class Writer(HeldDeals):
     def end(self) -> None:
         pbn = PbnExportWriter(self._text)
         pbn.finish()  # the header, even when no game follows
-        title, tool, seed = said(self._title), said(self._tool), said(self._seed)
-        # A scenario's event, comment and [Generator] once, not per board: equal ones let the
-        # export writer reuse a game's text around its board and deal.
-        said_of = {
-            (o.index, o.label): (event(title, o.index, o.label), comment(o.index, o.label), (PbnTag("Generator", generator(tool, seed, o.index)),))
-            for o in self.outcomes
-        }
+        said_of = self._said_of([(o.index, o.label) for o in self.outcomes])
         if self._extra_tags is not None or not self._write_rows(pbn, said_of):
-            for b in outcome_boards(self.with_strings()):
+            for b in outcome_boards(self.outcomes):
                 name, note, tags = said_of[b.scenario, b.label]
                 if self._extra_tags is not None:
                     tags += tuple(self._extra_tags(b))
                 pbn.write_game(PbnGame(b.board, b.board_pbn, name, note, tags))
         self._text.flush()
         self._text.detach()
+
+    def streamed(self, streams: Sequence[ScenarioStream]) -> None:
+        """The file of `streams`' boards, written in order as the scenarios are dealt, each
+        chunk of boards (the next deals of every scenario, in turn) as one byte table
+        (`PbnExportWriter.write_rows`). `extra_tags` are for held outcomes (`end`)."""
+        pbn = PbnExportWriter(self._text)
+        pbn.finish()  # the header, even when no game follows
+        said_of = self._said_of([(s.index, s.label) for s in streams])
+        games = [said_of[s.index, s.label] for s in streams]
+        frames = [pbn.frame(*game) for game in games]
+        for chunk in board_chunks(streams, _CHUNK):
+            if pbn.takes_rows(frames, chunk.rows):
+                pbn.write_rows(frames, chunk.scenario_of, chunk.numbers, chunk.rows)
+                continue
+            for place, number, deal in zip(chunk.scenario_of, chunk.numbers, row_strings(chunk.rows)):
+                b = board(int(number))
+                pbn.write_game(PbnGame(b, b.turn(deal), *games[place]))
+        self._text.flush()
+        self._text.detach()
+
+    def _said_of(self, scenarios: Sequence[tuple[int, str]]) -> dict[tuple[int, str], tuple[str, str, tuple[PbnTag, ...]]]:
+        """Each scenario's event, comment and [Generator], once, not per board: equal ones let
+        the export writer reuse a game's text around its board and deal."""
+        title, tool, seed = said(self._title), said(self._tool), said(self._seed)
+        return {
+            (index, label): (event(title, index, label), comment(index, label), (PbnTag("Generator", generator(tool, seed, index)),))
+            for index, label in scenarios
+        }
 
     def _write_rows(self, pbn: PbnExportWriter, said_of: dict[tuple[int, str], tuple[str, str, tuple[PbnTag, ...]]]) -> bool:
         """Every board at once as byte rows (`PbnExportWriter.write_rows`), boards in order;

@@ -16,7 +16,6 @@ Everything SEMANTICS 3 defines is a sum of such measures against a bound, joined
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import permutations
@@ -25,6 +24,7 @@ from dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, ROLE_SEAT
 from dsl.model import SUITS, Position, Range, Scenario, ShapeClass, Suit
 
 from ..errors import NotExpressible
+from ..handled import Handles, UnhandledField
 
 
 class Kind(StrEnum):
@@ -64,10 +64,10 @@ Condition = Bound | All | Any
 TRUE = All(())
 FALSE = Any(())
 
-#: The Position fields this module turns into conditions. A field added to Position (a new
-#: DSL key) is refused by `position_condition` until it is said here: never a script that
-#: silently ignores a constraint.
-HANDLED_FIELDS = frozenset({"role", "suits", "hcp", "suit_hcp", "x", "x_hcp", "shape", "key_order"})
+#: The fields this module turns into conditions. A field added to the model (a new DSL key)
+#: is refused by `scenario_condition` until it is said here: never a script that silently
+#: ignores a constraint.
+SCRIPTS = Handles("the script exports")
 
 
 def _range(measure: Measure, r: Range | None, physical_max: int) -> list[Condition]:
@@ -123,9 +123,6 @@ def shape_condition(seat: int, shape: ShapeClass) -> Condition:
 
 def position_condition(position: Position, scenario: Scenario) -> Condition:
     """What `position` asks of its hand (its seat as SEMANTICS 3 says)."""
-    for f in dataclasses.fields(position):
-        if f.name not in HANDLED_FIELDS and getattr(position, f.name) not in (None, {}, (), f.default):
-            raise NotExpressible(f"the {f.name} constraint of {position.role.value}")
     seat = ROLE_SEAT[position.role]
     parts: list[Condition] = []
     for suit, r in position.suits.items():
@@ -151,6 +148,10 @@ def position_condition(position: Position, scenario: Scenario) -> Condition:
 
 def scenario_condition(scenario: Scenario) -> Condition:
     """Exactly the deals SEMANTICS 3 lets `scenario` have."""
+    try:
+        SCRIPTS.refuse(scenario)
+    except UnhandledField as exc:
+        raise NotExpressible(exc.what) from exc
     parts: list[Condition] = [position_condition(p, scenario) for p in scenario.positions]
     for fit in scenario.fits:
         first, second = (ROLE_SEAT[role] for role in fit.pair.roles)

@@ -205,7 +205,7 @@ cmd_serve() {
     export MW_CONFIG_FILE="$st/LocalSettings.php" MW_INSTALL_PATH="$IP"
     export PHP_CLI_SERVER_WORKERS="${BSM_PHP_SERVER_WORKERS:-1}"
     [ "$PHP_CLI_SERVER_WORKERS" -gt 1 ] || unset PHP_CLI_SERVER_WORKERS
-    # BSM_WIKI_PARENT_PID (set by tests/wiki_server.py): stop the server when that
+    # BSM_WIKI_PARENT_PID (set by tests/support/wiki_server.py): stop the server when that
     # process is gone, even if it died without cleaning up (SIGKILL, SIGTERM).
     local parent="${BSM_WIKI_PARENT_PID:-}"
     if [ -n "$parent" ]; then

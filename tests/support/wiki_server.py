@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 import requests
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 WIKI_SH = REPO_ROOT / "scripts" / "mediawiki" / "wiki.sh"
 INSTALL_DEPS_SH = REPO_ROOT / "scripts" / "mediawiki" / "install-deps.sh"
 DEFAULT_MEDIAWIKI_HOME = "/var/cache/bridgeshape-mirror/mediawiki"

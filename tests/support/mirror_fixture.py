@@ -122,8 +122,8 @@ def listall_document(pages: tuple[Page, ...] = PAGES) -> dict[str, Any]:
     return {"pages": [{"pageId": p.page_id, "title": p.title, "hasConstraints": p.raw is not None} for p in pages]}
 
 
-def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
-    """Write a mirror folder at `out` (created) and return it."""
+def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES, site: SiteInfo = SITE) -> Path:
+    """Write a mirror folder at `out` (created) for the wiki `site` and return it."""
     out.mkdir(parents=True, exist_ok=True)
     for page in pages:
         document = page_document(page)
@@ -132,12 +132,12 @@ def build_mirror(out: Path, pages: tuple[Page, ...] = PAGES) -> Path:
         _write(out / "api" / "get" / "pageid" / f"{page.page_id}.json", document)
         _write(out / "api" / "get" / "title" / f"{page.url_title}.json", document)
         # What the build writes for nginx, which cannot upper-case a first letter.
-        for spelling in case_spellings(page.title, page.namespace, SITE):
+        for spelling in case_spellings(page.title, page.namespace, site):
             _write(out / "api" / "get" / "title" / f"{spelling.replace(' ', '_')}.json", document)
         _write(out / "api" / "deals" / f"{page.page_id}.json", {"pageId": page.page_id, "scenarios": []})
         (out / "deals").mkdir(exist_ok=True)
         (out / "deals" / f"{page.page_id}.pbn").write_text(f'[Event "{page.title}"]\n', encoding="utf-8")
-    _write(out / SITEINFO_FILE, siteinfo_document(SITE))
+    _write(out / SITEINFO_FILE, siteinfo_document(site))
     (out / ERRORS_DIR).mkdir(parents=True)
     for name, body in error_files().items():  # the nginx drop-in's error answers
         (out / ERRORS_DIR / name).write_bytes(body)
@@ -182,7 +182,7 @@ class Case:
     path: str = "/api.php"
 
 
-def _title_spellings(title: str) -> dict[str, str]:
+def title_spellings(title: str) -> dict[str, str]:
     """The ways a client spells a title in a query value."""
     url_form = title.replace(" ", "_")
     return {
@@ -229,7 +229,7 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         by_title = f"api/get/title/{page.url_title}.json"
         cases.append(Case(f"pageid {page.page_id}", f"action=bridgeshape&shapeaction=get&pageid={page.page_id}&format=json", document, by_id))
         cases.append(Case(f"pageid 00{page.page_id} first", f"pageid=00{page.page_id}&format=json&action=bridgeshape&shapeaction=get", document, by_id))
-        spellings = _title_spellings(page.title)
+        spellings = title_spellings(page.title)
         spellings["lowercase-hex"] = _lower_hex(spellings["underscore"])
         for how, value in spellings.items():
             cases.append(Case(f"title {how} {page.title}", f"action=bridgeshape&shapeaction=get&title={value}&format=json", document, by_title))
@@ -339,8 +339,6 @@ def normalisation_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         runs = encoded.replace("_", "_%20+_")
         cases.append(Case(f"runs of spaces {page.title}", "action=bridgeshape&shapeaction=get&title=" + runs, document, by_title))
     return cases
-
-
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """A tiny in-memory api.php for `responses`: enough of the Action API for sync's requests,
 plus a fault schedule (maxlag, 429, 503, timeouts, garbage) that a real server will not
-produce on demand. The real-server tests use a real MediaWiki instead (tests/wiki_server.py)."""
+produce on demand. The real-server tests use a real MediaWiki instead (tests/support/wiki_server.py)."""
 
 from __future__ import annotations
 

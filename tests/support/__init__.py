@@ -1,0 +1,1 @@
+"""Helpers the test modules share (no test module imports another): servers, exports, statistics."""
