@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dsl_bench import realistic_scenario  # noqa: E402
 
-from site_builder.build import BuildSettings, build  # noqa: E402
-from store.model import WikiPage  # noqa: E402
-from store.state import StateStore  # noqa: E402
+from bridgeshape_mirror.site_builder.build import BuildSettings, build  # noqa: E402
+from bridgeshape_mirror.store.model import WikiPage  # noqa: E402
+from bridgeshape_mirror.store.state import StateStore  # noqa: E402
 
 
 def make_state(path: Path, pages: int, seed: int) -> None:

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from deals.double_dummy import BATCH_LIMIT, solve
-from deals.pbn import format_many
-from site_builder.build import BuildSettings, build
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.deals.double_dummy import BATCH_LIMIT, solve
+from bridgeshape_mirror.deals.pbn import format_many
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 

@@ -12,7 +12,7 @@ import json
 import random
 import time
 
-import dsl
+from bridgeshape_mirror import dsl
 
 SUITS = "SHDC"
 

@@ -38,13 +38,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import dsl  # noqa: E402
-from deals.cards import Deal  # noqa: E402
-from deals.pbn import parse_deal  # noqa: E402
-from deals.predicate import shape_class, violations  # noqa: E402
-from dsl.deck import CARDS_PER_SUIT, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX  # noqa: E402
-from dsl.keys import KEY_BY_NAME  # noqa: E402
-from dsl.model import MAJORS, MINORS, SUITS, Pair, Role, ShapeClass, Suit  # noqa: E402
+from bridgeshape_mirror import dsl  # noqa: E402
+from bridgeshape_mirror.deals.cards import Deal  # noqa: E402
+from bridgeshape_mirror.deals.pbn import parse_deal  # noqa: E402
+from bridgeshape_mirror.deals.predicate import shape_class, violations  # noqa: E402
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX  # noqa: E402
+from bridgeshape_mirror.dsl.keys import KEY_BY_NAME  # noqa: E402
+from bridgeshape_mirror.dsl.model import MAJORS, MINORS, SUITS, Pair, Role, ShapeClass, Suit  # noqa: E402
 
 DEALS = 5
 TARGET_SECONDS = 10.0

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from site_builder.build import BuildSettings, build
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 

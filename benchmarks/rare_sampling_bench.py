@@ -23,13 +23,13 @@ import time
 
 os.environ["BSM_DEALS_CACHE"] = "0"  # no disk cache: the counting is measured as a first run would
 
-import dsl  # noqa: E402
-import deals.sampler as sampler_module  # noqa: E402
-from deals.column_draw import ColumnDraw  # noqa: E402
-from deals.length_draw import LengthDraw  # noqa: E402
-from deals.rng import make_rng  # noqa: E402
-from deals.sampler import ScenarioSampler  # noqa: E402
-from deals.union_draw import UnionDraw  # noqa: E402
+from bridgeshape_mirror import dsl  # noqa: E402
+import bridgeshape_mirror.deals.sampler as sampler_module  # noqa: E402
+from bridgeshape_mirror.deals.column_draw import ColumnDraw  # noqa: E402
+from bridgeshape_mirror.deals.length_draw import LengthDraw  # noqa: E402
+from bridgeshape_mirror.deals.rng import make_rng  # noqa: E402
+from bridgeshape_mirror.deals.sampler import ScenarioSampler  # noqa: E402
+from bridgeshape_mirror.deals.union_draw import UnionDraw  # noqa: E402
 
 SCENARIOS = [
     "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7",

@@ -58,12 +58,12 @@ def main() -> None:
 
     import boto3
 
-    from site_builder.build import BuildSettings, build
-    from site_builder.object_store import BucketTarget, publish_folder, record_path
-    from site_builder.publish import current_version, published_manifest
-    from store.state import StateStore
-    from sync.dump import sync_from_dump
-    from sync.syncer import SyncSettings
+    from bridgeshape_mirror.site_builder.build import BuildSettings, build
+    from bridgeshape_mirror.site_builder.object_store import BucketTarget, publish_folder, record_path
+    from bridgeshape_mirror.site_builder.publish import current_version, published_manifest
+    from bridgeshape_mirror.store.state import StateStore
+    from bridgeshape_mirror.sync.dump import sync_from_dump
+    from bridgeshape_mirror.sync.syncer import SyncSettings
 
     process, url = _start_server()
     try:

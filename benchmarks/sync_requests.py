@@ -29,9 +29,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from store.state import StateStore  # noqa: E402
-from sync.client import ClientSettings, WikiClient  # noqa: E402
-from sync.syncer import ApiSync, SyncSettings  # noqa: E402
+from bridgeshape_mirror.store.state import StateStore  # noqa: E402
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient  # noqa: E402
+from bridgeshape_mirror.sync.syncer import ApiSync, SyncSettings  # noqa: E402
 from support.wiki_server import WikiServer, is_installed  # noqa: E402
 
 TEMPLATE = "Template:Convenzione"

@@ -8,7 +8,7 @@ This package holds the command-line front end only; the work is done by the `syn
 def __getattr__(name: str) -> str:
     # `__version__` on first use: reading the package metadata is slow (see store.version)
     if name == "__version__":
-        from store.version import version
+        from bridgeshape_mirror.store.version import version
 
         return version()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

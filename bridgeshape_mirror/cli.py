@@ -38,7 +38,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the program's version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option: str | None = None) -> None:
-        from store.version import version
+        from bridgeshape_mirror.store.version import version
 
         print(f"{parser.prog} {version()}")  # on standard output, as argparse's own action
         parser.exit()

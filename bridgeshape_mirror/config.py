@@ -51,25 +51,25 @@ class ConfigError(ValueError):
 # `deals` never need, so the CLI does not import them at start. The sync's live apart from
 # the client (`sync.settings`), so that no command but `sync` imports mwclient and requests.
 def _client() -> type:
-    from sync.settings import ClientSettings
+    from bridgeshape_mirror.sync.settings import ClientSettings
 
     return ClientSettings
 
 
 def _sync() -> type:
-    from sync.settings import SyncSettings
+    from bridgeshape_mirror.sync.settings import SyncSettings
 
     return SyncSettings
 
 
 def _build() -> type:
-    from site_builder.build import BuildSettings
+    from bridgeshape_mirror.site_builder.build import BuildSettings
 
     return BuildSettings
 
 
 def _serve() -> type:
-    from serving.api_headers import ServeSettings
+    from bridgeshape_mirror.serving.api_headers import ServeSettings
 
     return ServeSettings
 
@@ -123,7 +123,7 @@ class Config:
 
     def local_out(self) -> str:
         """The folder the mirror is built and published in on this machine."""
-        from site_builder.object_store import is_bucket_url
+        from bridgeshape_mirror.site_builder.object_store import is_bucket_url
 
         if not is_bucket_url(self.out):
             return self.out
@@ -144,7 +144,7 @@ _SECTIONS = {
 def load(path: str | None, overrides: dict[str, Any]) -> Config:
     """The file's values (if any), then every override that is not None; relative paths in
     the file are taken relative to the file."""
-    from site_builder.object_store import BucketTarget, is_bucket_url
+    from bridgeshape_mirror.site_builder.object_store import BucketTarget, is_bucket_url
 
     values: dict[str, Any] = {}
     if path:
@@ -193,8 +193,8 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
-    from sync.errors import BadSetting
-    from sync.settings import check_contact, check_names
+    from bridgeshape_mirror.sync.errors import BadSetting
+    from bridgeshape_mirror.sync.settings import check_contact, check_names
 
     try:  # for every command: one file serves sync, build and update alike
         check_contact(config.contact)
@@ -209,7 +209,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         except ValueError as exc:
             raise ConfigError(f"out: {exc}") from exc
         if config.nginx_origin is not None:
-            from serving.nginx import checked_origin
+            from bridgeshape_mirror.serving.nginx import checked_origin
 
             try:
                 config.nginx_origin = checked_origin(config.nginx_origin)
@@ -222,7 +222,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
 
 def checked_language(tag: str) -> str:
     """A language asked for (flag or file) that has a catalogue, else a configuration error."""
-    from dsl import language
+    from bridgeshape_mirror.dsl import language
 
     try:
         return language.chosen(tag)
@@ -246,19 +246,19 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
 
 
 def _deals_bound() -> tuple[int, str]:
-    from site_builder.build import DEALS_LIMIT
+    from bridgeshape_mirror.site_builder.build import DEALS_LIMIT
 
     return DEALS_LIMIT, "deals per scenario a convention page carries; the deals command deals more"
 
 
 def _seed_bound() -> tuple[int, str]:
-    from store.history import SEED_LIMIT
+    from bridgeshape_mirror.store.history import SEED_LIMIT
 
     return SEED_LIMIT, "a seed is kept as a 64-bit integer"
 
 
 def _max_age_bound() -> tuple[int, str]:
-    from serving.api_headers import MAX_AGE_LIMIT
+    from bridgeshape_mirror.serving.api_headers import MAX_AGE_LIMIT
 
     return MAX_AGE_LIMIT, "a year"
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dsl.model import Scenario
+    from bridgeshape_mirror.dsl.model import Scenario
 
     from .cards import Deal
     from .rng import Rng

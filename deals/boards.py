@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from dsl.deck import ROLE_SEAT, SEAT_LETTERS
-from dsl.model import Role
+from bridgeshape_mirror.dsl.deck import ROLE_SEAT, SEAT_LETTERS
+from bridgeshape_mirror.dsl.model import Role
 
 #: Vulnerability, as PBN's `[Vulnerable]` spells it, of boards 1..16.
 VULNERABILITY_CYCLE = (

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dsl.deck import (
+from bridgeshape_mirror.dsl.deck import (
     CARDS_PER_SUIT,
     DECK_CARDS,
     HAND_CARDS,
@@ -26,7 +26,7 @@ from dsl.deck import (
     SEAT_LETTERS,
     SUIT_LETTERS,
 )
-from dsl.model import Role
+from bridgeshape_mirror.dsl.model import Role
 
 
 @dataclass(frozen=True, order=True, slots=True)

@@ -55,7 +55,7 @@ import functools
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
 from .exact import exact_dot

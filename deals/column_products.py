@@ -94,7 +94,7 @@ from itertools import combinations
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .blas import single_threaded_blas
 from .exact import exact_dot

@@ -33,7 +33,7 @@ from itertools import combinations
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .cache import Bounded
 from .counting import PairModel, length_pairs

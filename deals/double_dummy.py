@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dsl.deck import HAND_CARDS, RANK_LETTERS, ROLE_SEAT, SEAT_LETTERS, SUIT_LETTERS
-from dsl.model import Pair, Role
+from bridgeshape_mirror.dsl.deck import HAND_CARDS, RANK_LETTERS, ROLE_SEAT, SEAT_LETTERS, SUIT_LETTERS
+from bridgeshape_mirror.dsl.model import Pair, Role
 
 from .boards import VULNERABILITY_CYCLE, Board
 from .pbn import PbnTag, parse_deal

@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from dsl.deck import (
+from bridgeshape_mirror.dsl.deck import (
     CARDS_PER_SUIT,
     DECK_HCP,
     HAND_CARDS,
@@ -24,7 +24,7 @@ from dsl.deck import (
     MAX_SUIT_HCP,
     SEAT_ROLE,
 )
-from dsl.model import SUITS
+from bridgeshape_mirror.dsl.model import SUITS
 
 from . import reasons
 from .reasons import Reason

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .errors import DealsError
 
 if TYPE_CHECKING:
-    from dsl.model import Role, Scenario
+    from bridgeshape_mirror.dsl.model import Role, Scenario
 
     from .rules import CompiledScenario
 
@@ -50,7 +50,7 @@ class Handles:
 
     def refuse(self, scenario: Scenario) -> None:
         """Raise `UnhandledField` if `scenario` sets a field this consumer does not handle."""
-        from dsl.model import set_fields
+        from bridgeshape_mirror.dsl.model import set_fields
 
         for holder in (scenario, *scenario.positions):
             names = self.unhandled(set_fields(holder))

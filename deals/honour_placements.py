@@ -28,7 +28,7 @@ from math import factorial, prod
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SEAT_LETTERS, SUIT_LETTERS
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SEAT_LETTERS, SUIT_LETTERS
 
 from .handled import Handles
 from .rules import CompiledScenario, SeatRule

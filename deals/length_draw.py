@@ -23,7 +23,7 @@ from math import factorial
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .column_products import column_terms
 from .exact_choice import BigChoice, GroupedWeights

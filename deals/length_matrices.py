@@ -59,7 +59,7 @@ from math import factorial, prod
 
 import numpy as np
 
-from dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
+from bridgeshape_mirror.dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
 
 from .blas import single_threaded_blas
 from .exact import exact_dot

@@ -32,7 +32,7 @@ from .reasons import INTERNAL_ERROR, Reason
 if TYPE_CHECKING:
     import numpy as np
 
-    from dsl.model import Scenario
+    from bridgeshape_mirror.dsl.model import Scenario
 
     from .rng import Rng
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
 
 from .boards import Board
 

@@ -31,7 +31,7 @@ from math import factorial, prod
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SUIT_LETTERS
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SUIT_LETTERS
 
 from .exact_choice import BigChoice, GroupedWeights
 from .honour_placements import SEATS, half_placements, rank_compositions

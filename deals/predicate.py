@@ -5,8 +5,8 @@ other.
 
 from __future__ import annotations
 
-from dsl.deck import SUIT_INDEX
-from dsl.model import SUITS, Range, Scenario, ShapeClass
+from bridgeshape_mirror.dsl.deck import SUIT_INDEX
+from bridgeshape_mirror.dsl.model import SUITS, Range, Scenario, ShapeClass
 
 from .cards import Deal, Hand
 from .handled import Handles

@@ -15,8 +15,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from dsl.language import N_
-from dsl.model import Role, Suit
+from bridgeshape_mirror.dsl.language import N_
+from bridgeshape_mirror.dsl.model import Role, Suit
 
 # -- proofs of an empty scenario (deals.feasibility, deals.rules, deals.sampler) -----------
 WHO_WITH_FIT = N_("no deal satisfies {who}'s constraints together with the partnership's fit")

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
-from dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS, written_fields
+from bridgeshape_mirror.dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, ROLE_SEAT, SUIT_INDEX
+from bridgeshape_mirror.dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS, written_fields
 
 from . import reasons
 from .errors import Unsatisfiable

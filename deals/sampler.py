@@ -97,8 +97,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dsl.deck import RANK_HCP
-from dsl.model import Scenario
+from bridgeshape_mirror.dsl.deck import RANK_HCP
+from bridgeshape_mirror.dsl.model import Scenario
 
 from .cache import Bounded
 from .counting import PAIR_MODELS, PairModel, length_pairs

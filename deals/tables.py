@@ -20,7 +20,7 @@ from math import comb
 
 import numpy as np
 
-from dsl.deck import HONOUR_HCP
+from bridgeshape_mirror.dsl.deck import HONOUR_HCP
 
 MASK_HCP = np.array([sum(HONOUR_HCP[r] for r in range(4) if m >> r & 1) for m in range(16)], dtype=np.int64)
 MASK_COUNT = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)

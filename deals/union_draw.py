@@ -33,7 +33,7 @@ from math import prod
 
 import numpy as np
 
-from dsl.deck import CARDS_PER_SUIT
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .column_draw import MAX_DRAW_BYTES, ColumnDraw, column_draw
 from .column_products import counts, over_several_suits

@@ -38,7 +38,7 @@ def generated_source() -> str:
     from lark import Lark
     from lark.tools.standalone import gen_standalone
 
-    from dsl.grammar_source import PARSER_OPTIONS, grammar_text
+    from bridgeshape_mirror.dsl.grammar_source import PARSER_OPTIONS, grammar_text
 
     grammar = grammar_text()
     out = io.StringIO()

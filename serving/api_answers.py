@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
 
-import dsl
+from bridgeshape_mirror import dsl
 
 from . import api_rules as rules
 from .api_rules import JSON_TYPE, ApiError, json_bytes

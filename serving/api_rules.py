@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from sync.titles import SPACE_CHARACTERS
+from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 
 #: Paths that answer like the wiki's api.php (a wiki lives at /api.php or /w/api.php).
 API_PATHS = ("/api.php", "/w/api.php")

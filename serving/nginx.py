@@ -112,7 +112,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 
-from sync.titles import SPACE_CHARACTERS
+from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 
 from . import api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
@@ -232,7 +232,7 @@ def compile_template() -> None:
 @cache
 def _template() -> jinja2.Template:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("serving", "templates"),
+        loader=jinja2.PackageLoader("bridgeshape_mirror.serving", "templates"),
         autoescape=False,  # nginx configuration, not HTML: quote() does its escaping
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

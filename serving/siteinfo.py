@@ -13,9 +13,9 @@ import json
 import os
 from typing import Any
 
-from store.model import SiteInfo
-from sync.siteinfo import site_info_from_api
-from sync.titles import CANONICAL_NAMESPACES
+from bridgeshape_mirror.store.model import SiteInfo
+from bridgeshape_mirror.sync.siteinfo import site_info_from_api
+from bridgeshape_mirror.sync.titles import CANONICAL_NAMESPACES
 
 #: Below the mirror's root (SEMANTICS 4 lists the public files; this one is ours).
 SITEINFO_FILE = "api/siteinfo.json"

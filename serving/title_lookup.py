@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from functools import cache
 from urllib.parse import unquote_to_bytes
 
-from store.model import SiteInfo
-from sync.titles import CANONICAL_NAMESPACES, MAX_TITLE_BYTES, normalise, upper_first
+from bridgeshape_mirror.store.model import SiteInfo
+from bridgeshape_mirror.sync.titles import CANONICAL_NAMESPACES, MAX_TITLE_BYTES, normalise, upper_first
 
 #: Characters MediaWiki never allows in a title ($wgLegalTitleChars' complement that a
 #: decoded value can hold), a `%XX` sequence, an XML entity, three tildes (a signature);

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-import dsl
-from dsl.model import Scenario
-from store.history import PageHistory
-from store.model import WikiPage
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.dsl.model import Scenario
+from bridgeshape_mirror.store.history import PageHistory
+from bridgeshape_mirror.store.model import WikiPage
 
 
 class Status(StrEnum):

@@ -20,22 +20,22 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-import dsl
-from deals.outcome import ScenarioDeals
-from dsl import language, messages
-from dsl.errors import DslError
-from serving.api_headers import ServeSettings
-from dsl.language import N_
-from dsl.model import Scenario
-from serving.nginx import compile_template, render_snippet
-from serving.nginx_errors import error_files as nginx_error_files
-from serving.siteinfo import siteinfo_document
-from serving.title_lookup import namespace_spellings
-from store.errors import StateError, SuspiciousChange
-from store.history import BuiltStatus, History
-from store.model import Problem, SiteInfo, now_timestamp
-from store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
-from store.state import StateStore
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
+from bridgeshape_mirror.dsl import language, messages
+from bridgeshape_mirror.dsl.errors import DslError
+from bridgeshape_mirror.serving.api_headers import ServeSettings
+from bridgeshape_mirror.dsl.language import N_
+from bridgeshape_mirror.dsl.model import Scenario
+from bridgeshape_mirror.serving.nginx import compile_template, render_snippet
+from bridgeshape_mirror.serving.nginx_errors import error_files as nginx_error_files
+from bridgeshape_mirror.serving.siteinfo import siteinfo_document
+from bridgeshape_mirror.serving.title_lookup import namespace_spellings
+from bridgeshape_mirror.store.errors import StateError, SuspiciousChange
+from bridgeshape_mirror.store.history import BuiltStatus, History
+from bridgeshape_mirror.store.model import Problem, SiteInfo, now_timestamp
+from bridgeshape_mirror.store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
+from bridgeshape_mirror.store.state import StateStore
 
 from . import dd_run, layout, page_files
 from .analysis import PageAnalysis, Status, analyse
@@ -348,8 +348,8 @@ def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals, report: BuildR
     lookup per build, not a count. A count that fails keeps the estimate (a fault)."""
     if not kept.deals or kept.probability.exact:
         return False
-    from deals.rules import compile_scenario
-    from deals.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.rules import compile_scenario
+    from bridgeshape_mirror.deals.sampler import exact_cross_count
 
     try:
         return exact_cross_count(compile_scenario(scenario)) is not None
@@ -419,7 +419,7 @@ def _counted(outcome: tuple[ScenarioDeals, Fault | None], dealt: Callable[[int],
 
 
 def _schemas() -> dict[PurePosixPath, bytes]:
-    folder = resources.files("site_builder").joinpath("schemas")
+    folder = resources.files("bridgeshape_mirror.site_builder").joinpath("schemas")
     return {
         layout.SCHEMA_DIR / entry.name: entry.read_bytes()
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)
@@ -526,9 +526,9 @@ def render_files(
     ).encode("utf-8")
     # Its error answers, as files: nginx gives a file ETag, Last-Modified and 304.
     files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files().items())
-    files[PurePosixPath("style.css")] = resources.files("site_builder").joinpath("templates/style.css").read_bytes()
+    files[PurePosixPath("style.css")] = resources.files("bridgeshape_mirror.site_builder").joinpath("templates/style.css").read_bytes()
     for script in ("updated.js", "filter.js"):
-        files[PurePosixPath(script)] = resources.files("site_builder").joinpath(f"templates/{script}").read_bytes()
+        files[PurePosixPath(script)] = resources.files("bridgeshape_mirror.site_builder").joinpath(f"templates/{script}").read_bytes()
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
     status = _settle_status(report, files, remembered_status)

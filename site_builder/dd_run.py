@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from deals.boards import Board, BoardDeal, page_boards
-from deals.double_dummy import BATCH_LIMIT, DDTable, ParResult, Summary, par, pbn_tags, summary
-from deals.outcome import ScenarioDeals
-from deals.pbn import PbnTag
-from store.dd_tables import DDTables
-from store.state import StateStore
+from bridgeshape_mirror.deals.boards import Board, BoardDeal, page_boards
+from bridgeshape_mirror.deals.double_dummy import BATCH_LIMIT, DDTable, ParResult, Summary, par, pbn_tags, summary
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
+from bridgeshape_mirror.deals.pbn import PbnTag
+from bridgeshape_mirror.store.dd_tables import DDTables
+from bridgeshape_mirror.store.state import StateStore
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ def _compute(
     if not budget > 0 or not pending:  # NaN is no budget either
         return 0, 0, 0.0
     try:
-        from deals.double_dummy import solve
+        from bridgeshape_mirror.deals.double_dummy import solve
     except (ImportError, OSError) as exc:
         log.warning("double dummy: DDS cannot be loaded (%s); deals are published without dd", exc)
         return 0, 0, 0.0

@@ -5,12 +5,12 @@ says what the convention means. The words come from the typed `Scenario`, never 
 
 from __future__ import annotations
 
-from deals.reasons import Reason
-from dsl import language
-from dsl.deck import ROLE_SEAT
-from dsl.format import format_range
-from dsl.language import N_
-from dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
+from bridgeshape_mirror.deals.reasons import Reason
+from bridgeshape_mirror.dsl import language
+from bridgeshape_mirror.dsl.deck import ROLE_SEAT
+from bridgeshape_mirror.dsl.format import format_range
+from bridgeshape_mirror.dsl.language import N_
+from bridgeshape_mirror.dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 ROLE_NAMES = {
     Role.OPENER: N_("Opener"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deals.boards import BoardDeal
-from dsl.deck import HONOUR_HCP_OF_LETTER, SEAT_LETTERS, SUIT_NAMES
-from dsl.language import N_
-from dsl.model import SUITS, Role
+from bridgeshape_mirror.deals.boards import BoardDeal
+from bridgeshape_mirror.dsl.deck import HONOUR_HCP_OF_LETTER, SEAT_LETTERS, SUIT_NAMES
+from bridgeshape_mirror.dsl.language import N_
+from bridgeshape_mirror.dsl.model import SUITS, Role
 
 _SYMBOLS = "♠♥♦♣"  # in the order of SUITS
 #: (symbol, name) of each suit in SUITS order, as the diagrams and the double-dummy tables head them.

@@ -8,12 +8,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import dsl
-from deals.outcome import ScenarioDeals, deals_with_boards
-from dsl.deck import ROLE_SEAT, SEAT_LETTERS, SEAT_ROLE
-from dsl.limits import LIMITS
-from dsl.model import Role
-from dsl.render import error_json
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.outcome import ScenarioDeals, deals_with_boards
+from bridgeshape_mirror.dsl.deck import ROLE_SEAT, SEAT_LETTERS, SEAT_ROLE
+from bridgeshape_mirror.dsl.limits import LIMITS
+from bridgeshape_mirror.dsl.model import Role
+from bridgeshape_mirror.dsl.render import error_json
 
 from .analysis import PageAnalysis, Status
 from .status import GENERATOR, Freshness

@@ -8,8 +8,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from deals.formats.lin import handviewer_url
-from deals.outcome import ScenarioDeals, outcome_boards
+from bridgeshape_mirror.deals.formats.lin import handviewer_url
+from bridgeshape_mirror.deals.outcome import ScenarioDeals, outcome_boards
 
 from . import layout
 

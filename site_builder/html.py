@@ -10,10 +10,10 @@ from typing import Any
 
 import jinja2
 
-from dsl import language
-from dsl.deck import MAX_HAND_HCP, SUIT_NAMES
-from dsl.language import N_
-from store.model import parse_timestamp
+from bridgeshape_mirror.dsl import language
+from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP, SUIT_NAMES
+from bridgeshape_mirror.dsl.language import N_
+from bridgeshape_mirror.store.model import parse_timestamp
 
 from .describe import ROLE_NAMES, SUIT_WORDS, say_reason
 from .diagrams import SEAT_NAMES, SUITS_DRAWN, VULNERABILITY_WORDS
@@ -24,7 +24,7 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     """The templates in `lang`: `{% trans %}` and `_()` read its catalogue, the filters
     write its numbers and dates."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("site_builder", "templates"),
+        loader=jinja2.PackageLoader("bridgeshape_mirror.site_builder", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath
 
-from serving.nginx_errors import ERRORS_DIR
-from serving.siteinfo import SITEINFO_FILE
+from bridgeshape_mirror.serving.nginx_errors import ERRORS_DIR
+from bridgeshape_mirror.serving.siteinfo import SITEINFO_FILE
 
 LIST = PurePosixPath("api/list.json")
 LISTALL = PurePosixPath("api/listall.json")

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
-from deals.outcome import ScenarioDeals
-from store.version import VERSION
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
+from bridgeshape_mirror.store.version import VERSION
 
 from . import layout
 from .analysis import PageAnalysis

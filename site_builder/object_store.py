@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from serving.file_types import media_type
+from bridgeshape_mirror.serving.file_types import media_type
 
 from .publish import PublishError
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from deals.boards import page_boards
-from deals.double_dummy import Summary
-from deals.outcome import ScenarioDeals, failed_outcome
-from dsl.format import format_scenario
-from dsl.language import N_
+from bridgeshape_mirror.deals.boards import page_boards
+from bridgeshape_mirror.deals.double_dummy import Summary
+from bridgeshape_mirror.deals.outcome import ScenarioDeals, failed_outcome
+from bridgeshape_mirror.dsl.format import format_scenario
+from bridgeshape_mirror.dsl.language import N_
 
 from . import dd_run, layout
 from .analysis import PageAnalysis, Status
@@ -34,9 +34,9 @@ from .html import render
 from .wiki_links import WikiLinks
 
 if TYPE_CHECKING:
-    from deals.boards import BoardDeal
-    from deals.pbn import PbnTag
-    from dsl.model import Scenario
+    from bridgeshape_mirror.deals.boards import BoardDeal
+    from bridgeshape_mirror.deals.pbn import PbnTag
+    from bridgeshape_mirror.dsl.model import Scenario
 
 log = logging.getLogger(__name__)
 
@@ -296,9 +296,9 @@ def pbn_file(
 ) -> bytes:
     """The page's boards as a PBN 2.1 export file (ASCII); each names its scenario.
     `extra_tags(board)` gives a board's further supplementary tags (double-dummy results)."""
-    from deals.formats import write_all
-    from deals.formats.pbn import Writer
-    from store.version import VERSION  # here, not at the top: every worker imports this module
+    from bridgeshape_mirror.deals.formats import write_all
+    from bridgeshape_mirror.deals.formats.pbn import Writer
+    from bridgeshape_mirror.store.version import VERSION  # here, not at the top: every worker imports this module
 
     from .status import GENERATOR
 
@@ -309,7 +309,7 @@ def pbn_file(
 
 def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
     """The page's boards (those of its PBN file) in BBO's LIN format, one line each."""
-    from deals.formats import open_writer, write_all
+    from bridgeshape_mirror.deals.formats import open_writer, write_all
 
     out = io.BytesIO()
     write_all(open_writer("lin", out), outcomes)
@@ -327,9 +327,9 @@ def script_files(
     from . import layout
 
     def make(target: str, chosen, index: int) -> bytes | None:
-        from deals.errors import NotExpressible
-        from deals.scripts.export import script
-        from store.version import VERSION
+        from bridgeshape_mirror.deals.errors import NotExpressible
+        from bridgeshape_mirror.deals.scripts.export import script
+        from bridgeshape_mirror.store.version import VERSION
 
         from .status import GENERATOR
 
@@ -340,8 +340,8 @@ def script_files(
             return None
         return text.encode("utf-8")
 
-    from deals.scripts.header import ScriptScenario
-    from deals.scripts.render import TARGETS
+    from bridgeshape_mirror.deals.scripts.header import ScriptScenario
+    from bridgeshape_mirror.deals.scripts.render import TARGETS
 
     files: list[tuple[PurePosixPath, Callable[[], bytes | None]]] = []
     for scenario, outcome in zip(scenarios, outcomes, strict=True):

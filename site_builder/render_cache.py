@@ -25,11 +25,11 @@ from importlib import metadata, resources
 from pathlib import PurePosixPath
 from typing import Any
 
-from deals.outcome import ScenarioDeals
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
 
 from .analysis import PageAnalysis
 
-_SOURCES = ("site_builder", "dsl", "deals")
+_SOURCES = ("bridgeshape_mirror.site_builder", "bridgeshape_mirror.dsl", "bridgeshape_mirror.deals")
 _SUFFIXES = (".py", ".j2", ".css", ".js", ".json", ".lark", ".po")
 
 
@@ -37,7 +37,7 @@ _SUFFIXES = (".py", ".j2", ".css", ".js", ".json", ".lark", ".po")
 def code_digest() -> str:
     """A digest of every source file the per-page files are rendered by, and of the versions
     of the program and of the libraries that render them."""
-    from store.version import VERSION
+    from bridgeshape_mirror.store.version import VERSION
 
     digest = hashlib.sha256()
     # The program's version is in files a page renders ([Generator], the scripts' headers)

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from deals.outcome import ScenarioDeals
-from dsl.model import Scenario
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
+from bridgeshape_mirror.dsl.model import Scenario
 
 from .faults import Fault, Step, caught
 
 if TYPE_CHECKING:
-    from deals.rules import CompiledScenario
+    from bridgeshape_mirror.deals.rules import CompiledScenario
 
 
 
@@ -32,8 +32,8 @@ class SampleJob:
 
 
 def sample_job(job: SampleJob) -> ScenarioDeals:
-    from deals.outcome import deal_outcome
-    from deals.rng import make_rng, page_rng
+    from bridgeshape_mirror.deals.outcome import deal_outcome
+    from bridgeshape_mirror.deals.rng import make_rng, page_rng
 
     if job.seed == 0:
         rng = page_rng(job.page_id, job.revid, job.index)
@@ -45,7 +45,7 @@ def sample_job(job: SampleJob) -> ScenarioDeals:
 def sample_job_isolated(job: SampleJob) -> tuple[ScenarioDeals, Fault | None]:
     """`sample_job`, or when counting or dealing raised, the scenario without deals
     (`failed_outcome`) and the fault: one scenario never stops the build."""
-    from deals.outcome import failed_outcome
+    from bridgeshape_mirror.deals.outcome import failed_outcome
 
     try:
         return sample_job(job), None
@@ -68,9 +68,9 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     had two processes count the same scenario at once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
     workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
     same however the jobs are spread."""
-    from deals.rules import compile_scenario
-    from deals.sampler import counting_cost
-    from deals.symmetry import canonical
+    from bridgeshape_mirror.deals.rules import compile_scenario
+    from bridgeshape_mirror.deals.sampler import counting_cost
+    from bridgeshape_mirror.deals.symmetry import canonical
 
     same: dict[CompiledScenario | int, list[int]] = {}
     costs: dict[CompiledScenario | int, tuple[int, int, int]] = {}

@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from pathlib import Path, PurePosixPath
 
-from store.history import BuiltStatus
-from store.model import now_timestamp, parse_timestamp
-from store.refusal import Refusal
-from store.state import StateStore
-from store.version import VERSION
+from bridgeshape_mirror.store.history import BuiltStatus
+from bridgeshape_mirror.store.model import now_timestamp, parse_timestamp
+from bridgeshape_mirror.store.refusal import Refusal
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.store.version import VERSION
 
 from .analysis import PageAnalysis, Status
 from .publish import Reused

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from serving.title_lookup import case_spellings
-from store.model import SiteInfo
+from bridgeshape_mirror.serving.title_lookup import case_spellings
+from bridgeshape_mirror.store.model import SiteInfo
 
 from . import layout
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from store.model import SiteInfo
+from bridgeshape_mirror.store.model import SiteInfo
 
 
 #: A server as MediaWiki gives it: http(s), or protocol-relative ("//host"), then a host and

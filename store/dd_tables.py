@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 
-from deals.double_dummy import DDTable
+from bridgeshape_mirror.deals.double_dummy import DDTable
 
 from .state import StateStore
 

@@ -20,7 +20,7 @@ import mwclient
 import mwclient.errors
 import requests
 
-from store.version import VERSION
+from bridgeshape_mirror.store.version import VERSION
 
 from .diagnosis import connection_failure, http_failure, timeout_failure
 from .endpoint import is_api_url

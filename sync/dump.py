@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from store.model import SiteInfo, WikiPage, now_timestamp
-from store.state import REDIRECTS, StateStore
+from bridgeshape_mirror.store.model import SiteInfo, WikiPage, now_timestamp
+from bridgeshape_mirror.store.state import REDIRECTS, StateStore
 
 from .errors import DumpError
 from .extract import extract, template_title

@@ -13,7 +13,7 @@ import mwparserfromhell
 from mwparserfromhell.nodes import Comment, Template
 from mwparserfromhell.wikicode import Wikicode
 
-from store.model import Problem, SiteInfo
+from bridgeshape_mirror.store.model import Problem, SiteInfo
 
 from .titles import normalise
 

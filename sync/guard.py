@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 from typing import Any
 
-from store.errors import SuspiciousChange
-from store.refusal import MAX_PAGES, MAX_SHARE, is_mass_removal
+from bridgeshape_mirror.store.errors import SuspiciousChange
+from bridgeshape_mirror.store.refusal import MAX_PAGES, MAX_SHARE, is_mass_removal
 
 def check_removals(
     gone: Set[int],

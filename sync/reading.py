@@ -13,10 +13,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.errors import StateError, SuspiciousChange
-from store.model import SiteInfo, WikiPage
-from store.refusal import Refusal, clear_refusal, record_refusal
-from store.state import StateStore
+from bridgeshape_mirror.store.errors import StateError, SuspiciousChange
+from bridgeshape_mirror.store.model import SiteInfo, WikiPage
+from bridgeshape_mirror.store.refusal import Refusal, clear_refusal, record_refusal
+from bridgeshape_mirror.store.state import StateStore
 
 from .guard import check_removals
 from .report import SyncReport

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from store.model import WikiPage
+from bridgeshape_mirror.store.model import WikiPage
 
 
 @dataclass(frozen=True)

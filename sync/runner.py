@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from store.state import StateStore
+from bridgeshape_mirror.store.state import StateStore
 
 from .client import ClientSettings, WikiClient, user_agent
 from .dump import sync_from_dump

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from store.model import SiteInfo
+from bridgeshape_mirror.store.model import SiteInfo
 
 from .errors import WikiGarbage
 from .titles import CANONICAL_NAMESPACES

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from store.model import SiteInfo, WikiPage, format_timestamp, parse_timestamp
-from store.state import REDIRECTS, StateStore
+from bridgeshape_mirror.store.model import SiteInfo, WikiPage, format_timestamp, parse_timestamp
+from bridgeshape_mirror.store.state import REDIRECTS, StateStore
 
 from .client import WikiClient, merge_pages
 from .errors import WikiGarbage

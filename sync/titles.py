@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from store.model import SiteInfo
+from bridgeshape_mirror.store.model import SiteInfo
 
 #: What MediaWiki reads as a space in a title (the nginx drop-in spells these out too).
 SPACE_CHARACTERS = " _\u00a0\u1680\u180e" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"

@@ -8,18 +8,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: The order of docs/ARCHITECTURE.md's table: each room may import those before it.
 ROOMS = ("dsl", "deals", "store", "sync", "serving", "site_builder", "bridgeshape_mirror")
+#: The one installed package; the rooms are its sub-packages.
+PACKAGE = "bridgeshape_mirror"
 
 
 def imported_rooms(path: Path) -> set[str]:
+    """The rooms a module imports: `bridgeshape_mirror.<room>` (every room is installed under
+    that one package), or the package itself for its own modules (the CLI)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
+            names = [node.module] if node.module != PACKAGE else [f"{PACKAGE}.{alias.name}" for alias in node.names]
         else:
             continue
-        found.update(name.split(".")[0] for name in names if name.split(".")[0] in ROOMS)
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == PACKAGE:
+                found.add(parts[1] if len(parts) > 1 and parts[1] in ROOMS else PACKAGE)
+            elif parts[0] in ROOMS:
+                found.add(parts[0])
     return found
 
 
@@ -42,7 +51,7 @@ def test_the_table_lists_the_rooms_in_this_order():
 
 def test_the_check_sees_an_upward_import(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("import os\nfrom site_builder.layout import LIST\nimport deals.rng\n", encoding="utf-8")
+    module.write_text("import os\nfrom bridgeshape_mirror.site_builder.layout import LIST\nimport bridgeshape_mirror.deals.rng\n", encoding="utf-8")
     assert imported_rooms(module) == {"site_builder", "deals"}
 
 

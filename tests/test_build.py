@@ -14,12 +14,12 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-import dsl
-from site_builder.build import BuildSettings, build
-from site_builder.publish import current_version
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.publish import current_version
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
@@ -168,7 +168,7 @@ def _page_files(out: Path) -> set[str]:
 def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     """A page's own files (convention page, deals JSON, PBN, LIN) are rendered again only when
     what they are made from changed; the result is what a build rendering everything gives."""
-    import site_builder.render_cache as render_cache
+    import bridgeshape_mirror.site_builder.render_cache as render_cache
 
     state, out, _ = mirror
     everything = _page_files(out)
@@ -192,7 +192,7 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
 def test_reused_scripts_are_not_rendered(mirror, monkeypatch):
     """A build that reuses a page's published scripts does not render them to find out which
     exist: an unchanged build makes no script at all, an edited page only its own."""
-    import deals.scripts.export as export
+    import bridgeshape_mirror.deals.scripts.export as export
 
     made: list[str] = []
     real = export.script
@@ -220,8 +220,9 @@ def test_a_new_program_version_renders_the_page_files_again(mirror, monkeypatch)
     version renders them again though no source of site_builder, dsl or deals changed."""
     import functools
 
-    import site_builder.render_cache as render_cache
-    import store.version
+    import bridgeshape_mirror.site_builder.render_cache as render_cache
+    import bridgeshape_mirror.store.version  # noqa: F401 - loads the submodule
+    from bridgeshape_mirror import store
 
     state, out, _ = mirror
     assert build(state, BuildSettings(out=out, deals=3, dd_budget=0)).files_reused == len(_page_files(out))
@@ -311,7 +312,7 @@ def test_everything_from_the_wiki_is_escaped(mirror):
 
 
 def test_deals_are_the_same_whether_dealt_in_parallel_or_not(sample_state_copy, monkeypatch):
-    import site_builder.build as build_module
+    import bridgeshape_mirror.site_builder.build as build_module
 
     state, tmp = sample_state_copy
     parallel = build(state, BuildSettings(out=tmp / "a", deals=2, dd_budget=0))
@@ -335,15 +336,15 @@ def sample_state_copy(tmp_path):
 
 
 def test_a_scenario_too_rare_to_deal_is_reported_not_called_impossible(sample_state_copy, monkeypatch):
-    from deals.errors import TooRare
-    from deals.sampler import ScenarioSampler
+    from bridgeshape_mirror.deals.errors import TooRare
+    from bridgeshape_mirror.deals.sampler import ScenarioSampler
 
     def no_luck(self, count, rng):
         raise TooRare(2_000_000, 3.2e-7)
         yield  # a generator, like the real one
 
     monkeypatch.setattr(ScenarioSampler, "batches", no_luck)
-    monkeypatch.setattr("site_builder.build.PARALLEL_FROM", 10**9)  # workers would not see the patch
+    monkeypatch.setattr("bridgeshape_mirror.site_builder.build.PARALLEL_FROM", 10**9)  # workers would not see the patch
     state, tmp = sample_state_copy
     build(state, BuildSettings(out=tmp / "out", deals=2, dd_budget=0))
     scenario = load(tmp / "out", "api/deals/15.json")["scenarios"][0]
@@ -378,8 +379,9 @@ def test_a_kept_estimate_is_dealt_again_once_it_is_counted_exactly(sample_state_
     """Deals are kept per revision; a kept estimate that this program counts exactly (an
     upgrade) is dealt again and published exact, and a scenario still past the budgets is
     not dealt again on every build."""
-    import deals.sampler
-    import site_builder.build as build_module
+    import bridgeshape_mirror.deals.sampler  # noqa: F401 - loads the submodule
+    from bridgeshape_mirror import deals
+    import bridgeshape_mirror.site_builder.build as build_module
 
     state, tmp = sample_state_copy
     monkeypatch.setattr(build_module, "PARALLEL_FROM", 10**9)  # in this process, where the patch is
@@ -406,7 +408,7 @@ def test_a_kept_estimate_is_dealt_again_once_it_is_counted_exactly(sample_state_
 
 
 def test_page_files_made_in_the_workers_are_those_made_in_the_build(sample_state_copy, monkeypatch):
-    import site_builder.build as build_module
+    import bridgeshape_mirror.site_builder.build as build_module
 
     state, tmp = sample_state_copy
     monkeypatch.setattr(build_module, "RENDER_PARALLEL_FROM", 1)  # the building process decides
@@ -420,10 +422,10 @@ def test_page_files_made_in_the_workers_are_those_made_in_the_build(sample_state
 
 
 def test_what_a_worker_says_while_making_page_files_is_said_by_the_build(monkeypatch, caplog):
-    from site_builder import page_files
+    from bridgeshape_mirror.site_builder import page_files
 
     def saying(work):
-        logging.getLogger("site_builder.sampling").warning("page %s: no %s script", 7, "dealer")
+        logging.getLogger("bridgeshape_mirror.site_builder.sampling").warning("page %s: no %s script", 7, "dealer")
         return []
 
     monkeypatch.setattr(page_files, "make", saying)
@@ -431,4 +433,4 @@ def test_what_a_worker_says_while_making_page_files_is_said_by_the_build(monkeyp
         made, said = page_files.make_in_worker(None)
         assert made == page_files.PageMade([]) and caplog.records == []  # kept, not said where the worker is
         page_files.say_again(said)
-    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [("site_builder.sampling", logging.WARNING, "page 7: no dealer script")]
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [("bridgeshape_mirror.site_builder.sampling", logging.WARNING, "page 7: no dealer script")]

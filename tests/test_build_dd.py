@@ -13,18 +13,18 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-import deals.double_dummy as double_dummy
+import bridgeshape_mirror.deals.double_dummy as double_dummy
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from deals.boards import page_boards
-from deals.double_dummy import par
-from deals.outcome import ScenarioDeals
-from site_builder import dd_run
-from site_builder.build import BuildSettings, build
-from store.dd_tables import DDTables
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.deals.boards import page_boards
+from bridgeshape_mirror.deals.double_dummy import par
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
+from bridgeshape_mirror.site_builder import dd_run
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.dd_tables import DDTables
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 from support.wiki_pages import EXPORT
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "site_builder" / "schemas"

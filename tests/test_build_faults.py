@@ -15,16 +15,17 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-import deals.double_dummy
-import deals.sampler
+import bridgeshape_mirror.deals.double_dummy  # noqa: F401 - loads the submodule
+from bridgeshape_mirror import deals
+import bridgeshape_mirror.deals.sampler  # noqa: F401 - loads the submodule
 from bridgeshape_mirror.cli import main
-from deals.reasons import INTERNAL_ERROR
-from site_builder import dd_run, page_files
-from site_builder.build import BuildSettings, build
-from site_builder.faults import Step
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.deals.reasons import INTERNAL_ERROR
+from bridgeshape_mirror.site_builder import dd_run, page_files
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.faults import Step
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 #: Three convention pages; "Due" is the one each test breaks (its two scenarios alike: one
 #: bug, one traceback).
@@ -242,8 +243,8 @@ def test_a_workers_share_goes_on_past_a_job_that_raises(monkeypatch):
     traceback as text (it crosses processes), and the jobs after it are dealt."""
     import pickle
 
-    import dsl
-    from site_builder.sampling import SampleJob, sample_job, sample_jobs
+    from bridgeshape_mirror import dsl
+    from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job, sample_jobs
 
     real = deals.sampler.ScenarioSampler.__init__
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import layout
-from site_builder.build import BuildSettings, build
-from store.state import StateStore
-from store.version import VERSION
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.site_builder import layout
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.store.version import VERSION
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 from support.wiki_pages import EXPORT
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mirror"

@@ -10,8 +10,8 @@ import pytest
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from store.refusal import read_refusal
-from store.state import StateStore
+from bridgeshape_mirror.store.refusal import read_refusal
+from bridgeshape_mirror.store.state import StateStore
 from support.wiki_pages import EXPORT
 
 ROOT = Path(__file__).resolve().parents[1]

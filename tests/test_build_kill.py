@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.build import BuildSettings, build
-from site_builder.publish import MANIFEST, current_version, versions_dir
-from store.model import WikiPage
-from store.state import StateStore
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.publish import MANIFEST, current_version, versions_dir
+from bridgeshape_mirror.store.model import WikiPage
+from bridgeshape_mirror.store.state import StateStore
 from support.mirror import intact
 
 pytestmark = pytest.mark.slow

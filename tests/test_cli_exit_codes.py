@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import dsl
+from bridgeshape_mirror import dsl
 from bridgeshape_mirror.exit_codes import ExitCode
-from store.lock import RunLock
+from bridgeshape_mirror.store.lock import RunLock
 from support.wiki_pages import EXPORT  # one convention page: a build of it takes a moment
 from support.cli import status
 

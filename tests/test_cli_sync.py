@@ -9,10 +9,10 @@ import pytest
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from store.lock import RunLock
-from store.model import Problem
-from store.state import StateStore
-from sync.dump import read_dump
+from bridgeshape_mirror.store.lock import RunLock
+from bridgeshape_mirror.store.model import Problem
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import read_dump
 from support.wiki_pages import EXPORT
 
 

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from support.statistics import critical_value, homogeneity, rejection_sample
 from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
-import dsl
-from deals.cards import Deal
-from deals.column_draw import ColumnDraw, column_draw
-from deals.column_products import column_count, column_terms
-from deals.exact_choice import GroupedWeights
-from deals.predicate import satisfies
-from deals.rng import make_rng
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.column_draw import ColumnDraw, column_draw
+from bridgeshape_mirror.deals.column_products import column_count, column_terms
+from bridgeshape_mirror.deals.exact_choice import GroupedWeights
+from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.deals.rng import make_rng
 from support.statistics import drawn_by
 
 HCP = np.array([4, 3, 2, 1] + [0] * 9)
@@ -93,7 +93,7 @@ def joint_fit(draw: ColumnDraw, n: int, seed: int) -> tuple[float, int]:
 
 
 def test_joint_hcp_and_lengths_follow_the_exact_counts_and_biased_draws_fail(monkeypatch):
-    import deals.column_draw as module
+    import bridgeshape_mirror.deals.column_draw as module
 
     draw = ColumnDraw(compiled_of(FIT))
     stat, df = joint_fit(draw, 20_000, 7)
@@ -178,7 +178,7 @@ def test_spot_holders_against_shuffle_and_reject_and_a_biased_draw_fails(monkeyp
     """Who holds the two of spades and the nine of hearts (spots, dealt from the table of
     every dealing of a suit's nine), 20,000 deals against shuffle-and-reject; the first
     dealing of each group always taken is caught."""
-    import deals.column_draw as module
+    import bridgeshape_mirror.deals.column_draw as module
 
     text = "opener hcp:11+ S:4+; opp1 hcp:8+ D:2-5; responder hcp:0-12"
     n = 20_000

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deals.boards import board, board_numbers, dealers_and_vulnerabilities, page_boards
-from dsl.model import Role
+from bridgeshape_mirror.deals.boards import board, board_numbers, dealers_and_vulnerabilities, page_boards
+from bridgeshape_mirror.dsl.model import Role
 
 # The 16-board cycle as hand records print it, written out independently of the module.
 STANDARD = {
@@ -81,7 +81,7 @@ def test_board_numbers_are_the_scenarios_in_turn(counts):
 def test_the_board_numbers_of_a_streamed_batch_are_the_scenarios_in_turn(counts, data):
     """The `deals` command numbers each batch of a scenario as it is dealt, from the counts
     alone (`deals.formats.stream.deal_boards`)."""
-    from deals.formats.stream import deal_boards
+    from bridgeshape_mirror.deals.formats.stream import deal_boards
 
     place = data.draw(st.integers(0, len(counts) - 1))
     start = data.draw(st.integers(0, counts[place]))

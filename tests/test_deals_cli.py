@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-import dsl
+from bridgeshape_mirror import dsl
 from bridgeshape_mirror.exit_codes import ExitCode
-from deals.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
-from deals.predicate import satisfies
-from store.version import VERSION
+from bridgeshape_mirror.deals.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
+from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.store.version import VERSION
 from support.cli import parser, run
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
@@ -127,8 +127,8 @@ def test_estimated_probability_has_an_interval(monkeypatch):
 def test_each_entry_is_its_scenario_outcome(monkeypatch):
     """The command and the mirror write the same scenario entry: `deal_outcome`'s JSON (the
     command seeds scenario i with (seed, i)); unsatisfiable ones say their probability is exact."""
-    from deals.outcome import deal_outcome
-    from deals.rng import make_rng
+    from bridgeshape_mirror.deals.outcome import deal_outcome
+    from bridgeshape_mirror.deals.rng import make_rng
 
     text = "bad: opener S:7+; responder S:7+ // " + SPLINTER + " // opener hcp:0-20 S:0-12; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"
     code, out, _ = run(monkeypatch, text, "--count", "4", "--seed", "5")
@@ -142,8 +142,8 @@ def test_each_entry_is_its_scenario_outcome(monkeypatch):
 
 
 def test_a_scenario_too_rare_to_deal_is_an_entry_with_its_bound(monkeypatch):
-    from deals.errors import TooRare
-    from deals.sampler import ScenarioSampler
+    from bridgeshape_mirror.deals.errors import TooRare
+    from bridgeshape_mirror.deals.sampler import ScenarioSampler
 
     def no_luck(self, count, rng):
         raise TooRare(2_000_000, 3.2e-7)
@@ -158,7 +158,7 @@ def test_a_scenario_too_rare_to_deal_is_an_entry_with_its_bound(monkeypatch):
 
 
 def test_the_format_choices_are_the_registry():
-    from deals.formats import FORMATS
+    from bridgeshape_mirror.deals.formats import FORMATS
 
     with pytest.raises(SystemExit):
         parser().parse_args(["deals", SPLINTER, "--format", "nope"])

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deals.boards import Board, board
-from deals.double_dummy import (
+from bridgeshape_mirror.deals.boards import Board, board
+from bridgeshape_mirror.deals.double_dummy import (
     RESULT_TABLE_TAG,
     STRAINS,
     DDS_MEMORY_MB,
@@ -23,12 +23,12 @@ from deals.double_dummy import (
     solve,
     summary,
 )
-from deals.pbn import PbnTag
-from dsl.deck import RANK_LETTERS
-from dsl.model import Role
-from store.dd_tables import DDTables
-from store.errors import StateError
-from store.state import StateStore
+from bridgeshape_mirror.deals.pbn import PbnTag
+from bridgeshape_mirror.dsl.deck import RANK_LETTERS
+from bridgeshape_mirror.dsl.model import Role
+from bridgeshape_mirror.store.dd_tables import DDTables
+from bridgeshape_mirror.store.errors import StateError
+from bridgeshape_mirror.store.state import StateStore
 
 #: North-South hold every card higher than any of East-West's, in every suit.
 TOP_CARDS = "N:AKQJ.AKQJ.AKQ.AK 765.765.8765.876 T98.T98.JT9.QJT9 432.432.432.5432"
@@ -314,7 +314,7 @@ TWO_SCENARIOS = "opener hcp:20-21 shape:balanced // opener S:6+ hcp:5-10"
 def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
     from support.cli import run
 
-    from deals.pbn import iter_deal_strings
+    from bridgeshape_mirror.deals.pbn import iter_deal_strings
 
     code, out, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2", "--dd")
     assert code == 0
@@ -343,7 +343,7 @@ def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
 
 GROWTH_PROBE = """
 import sys
-import deals.double_dummy as dd
+import bridgeshape_mirror.deals.double_dummy as dd
 if sys.argv[1] == "unlimited":
     dd._limit_memory = lambda dds: None
 dd._dds()  # endplay's own start-up allocation, before the measure

@@ -13,16 +13,16 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from deals.boards import BoardDeal, board
-from deals.formats import FORMATS, open_writer, write_all
-from deals.formats.json import Writer, deal_lines
-from deals.formats.lin import Writer as LinWriter
-from deals.formats.lin import lin_line, lin_lines
-from deals.formats.pbn import Writer as PbnWriter
-from deals.formats.stream import ScenarioStream, ShortStream, board_chunks
-from deals.outcome import PROVED_EMPTY, ScenarioDeals, outcome_boards
-from deals.pbn import PbnExportWriter, format_many, pbn_rows
-from deals.probability import Probability
+from bridgeshape_mirror.deals.boards import BoardDeal, board
+from bridgeshape_mirror.deals.formats import FORMATS, open_writer, write_all
+from bridgeshape_mirror.deals.formats.json import Writer, deal_lines
+from bridgeshape_mirror.deals.formats.lin import Writer as LinWriter
+from bridgeshape_mirror.deals.formats.lin import lin_line, lin_lines
+from bridgeshape_mirror.deals.formats.pbn import Writer as PbnWriter
+from bridgeshape_mirror.deals.formats.stream import ScenarioStream, ShortStream, board_chunks
+from bridgeshape_mirror.deals.outcome import PROVED_EMPTY, ScenarioDeals, outcome_boards
+from bridgeshape_mirror.deals.pbn import PbnExportWriter, format_many, pbn_rows
+from bridgeshape_mirror.deals.probability import Probability
 
 
 def _random_owner(n: int, seed: int) -> np.ndarray:

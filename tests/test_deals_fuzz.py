@@ -18,24 +18,24 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-import deals.sampler as sampler_module
-import dsl
-from deals import column_products as cp
-from deals import length_matrices as lm
-from deals.cards import Deal
-from deals.crossing import cross_count
-from deals.errors import Unsatisfiable
-from deals.honour_placements import scenario_count
-from deals.outcome import deal_outcome
-from deals.pbn import parse_deal
-from deals.predicate import shape_class, violations
-from deals.rng import make_rng
-from deals.rules import compile_scenario
-from deals.tables import ALL_DEALS
-from dsl.deck import CARDS_PER_SUIT, DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX
-from dsl.keys import KEY_BY_NAME
-from dsl.model import MAJORS, MINORS, SUITS, Pair, Role, Scenario, ShapeClass, Suit
-from test_deals_length_matrices import PRIME, reference_count_mod, reference_matrices
+import bridgeshape_mirror.deals.sampler as sampler_module
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals import column_products as cp
+from bridgeshape_mirror.deals import length_matrices as lm
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.crossing import cross_count
+from bridgeshape_mirror.deals.errors import Unsatisfiable
+from bridgeshape_mirror.deals.honour_placements import scenario_count
+from bridgeshape_mirror.deals.outcome import deal_outcome
+from bridgeshape_mirror.deals.pbn import parse_deal
+from bridgeshape_mirror.deals.predicate import shape_class, violations
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.rules import compile_scenario
+from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX
+from bridgeshape_mirror.dsl.keys import KEY_BY_NAME
+from bridgeshape_mirror.dsl.model import MAJORS, MINORS, SUITS, Pair, Role, Scenario, ShapeClass, Suit
+from support.length_matrices_reference import PRIME, reference_count_mod, reference_matrices
 
 DEALS = 6
 FIT_HEADS = ("S", "H", "D", "C", "M", "m", "")  # a named suit, a major, a minor, any suit

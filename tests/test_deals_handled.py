@@ -10,15 +10,15 @@ from dataclasses import replace
 
 import pytest
 
-import dsl
-from deals import column_products, crossing, handled, honour_placements, length_matrices, rules, sampler, union_draw
-from deals.cards import Deal
-from deals.errors import NotExpressible
-from deals.handled import CONSUMERS, EVERY_FIELD, UnhandledField
-from deals.predicate import satisfies, violations
-from deals.rng import make_rng
-from deals.scripts.condition import scenario_condition
-from dsl.model import Position, Range, Role, Scenario, set_fields, written_fields
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals import column_products, crossing, handled, honour_placements, length_matrices, rules, sampler, union_draw
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.errors import NotExpressible
+from bridgeshape_mirror.deals.handled import CONSUMERS, EVERY_FIELD, UnhandledField
+from bridgeshape_mirror.deals.predicate import satisfies, violations
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.scripts.condition import scenario_condition
+from bridgeshape_mirror.dsl.model import Position, Range, Role, Scenario, set_fields, written_fields
 
 
 @dataclasses.dataclass(frozen=True)

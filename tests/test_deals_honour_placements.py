@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
-from deals.crossing import cross_count
-from deals.honour_placements import hcp_only, placement_count, scenario_count
-from deals.rules import compile_scenario
-from deals.sampler import ScenarioSampler
-from deals.tables import ALL_DEALS
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.crossing import cross_count
+from bridgeshape_mirror.deals.honour_placements import hcp_only, placement_count, scenario_count
+from bridgeshape_mirror.deals.rules import compile_scenario
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.tables import ALL_DEALS
 from support.statistics import SMALL_DECKS, seat_bounds
 
 FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"

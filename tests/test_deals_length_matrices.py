@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import dsl
-from deals import length_matrices as lm
-from deals.counting import PairModel
-from deals.crossing import cross_count
-from deals.predicate import shape_class
-from deals.rules import compile_scenario
-from deals.sampler import ScenarioSampler
-from deals.tables import ALL_DEALS
-from dsl.model import Scenario
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals import length_matrices as lm
+from bridgeshape_mirror.deals.counting import PairModel
+from bridgeshape_mirror.deals.crossing import cross_count
+from bridgeshape_mirror.deals.predicate import shape_class
+from bridgeshape_mirror.deals.rules import compile_scenario
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.dsl.model import Scenario
 from support.length_matrices_reference import PRIME, REFERENCE_CASES, TAKE_OUT, TAKE_OUT_OVERCALLED, agrees_with_plain_dealing, reference_count_mod, reference_matrices
 
 
@@ -106,7 +106,7 @@ def test_take_out_doubles_agree_with_plain_dealing(text):
 def test_orbits_change_nothing(monkeypatch):
     """Counting one arrangement per orbit of alike suits (times the orbit's size) gives the
     same count as counting every arrangement: length matrices, and crossing's pairs."""
-    from deals import crossing
+    from bridgeshape_mirror.deals import crossing
 
     text = REFERENCE_CASES[0]
     compiled = compile_scenario(scenario(text))
@@ -249,8 +249,8 @@ def test_agrees_with_the_partnership_model(text):
 def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     """Scenarios with the same two HCP seats beside other rules for the other two reuse one
     pair count (kept read-only), and each still agrees with the length matrices."""
-    from deals import crossing
-    from deals.cache import Bounded
+    from bridgeshape_mirror.deals import crossing
+    from bridgeshape_mirror.deals.cache import Bounded
 
     monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
     texts = [f"opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-4 hcp:8-12; responder S:2-4; opp2 C:{n}+" for n in (2, 3, 4)]
@@ -273,8 +273,8 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
 
 
 def test_crossing_counts_a_renaming_of_the_suits_on_the_same_pair_counts(monkeypatch):
-    from deals import crossing
-    from deals.cache import Bounded
+    from bridgeshape_mirror.deals import crossing
+    from bridgeshape_mirror.deals.cache import Bounded
 
     monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
     hearts = "opener H:5+ hcp:11-15; responder H:3+ hcp:6-9; opp1 S:5+; opp2 C:2-4"

@@ -13,18 +13,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
-from deals.errors import TooRare
-from deals.formats import FORMATS, open_writer, write_all
-from deals.formats.stream import open_streams
-from deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
-from deals.pbn import format_many
-from deals.probability import Probability
-from deals.rng import make_rng, page_rng
-from deals.sampler import ScenarioSampler
-from site_builder.page_files import pbn_file
-from site_builder.sampling import SampleJob, sample_job
-from store.version import VERSION
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.errors import TooRare
+from bridgeshape_mirror.deals.formats import FORMATS, open_writer, write_all
+from bridgeshape_mirror.deals.formats.stream import open_streams
+from bridgeshape_mirror.deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
+from bridgeshape_mirror.deals.pbn import format_many
+from bridgeshape_mirror.deals.probability import Probability
+from bridgeshape_mirror.deals.rng import make_rng, page_rng
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.site_builder.page_files import pbn_file
+from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job
+from bridgeshape_mirror.store.version import VERSION
 
 SPLINTER = "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15"
 UNSATISFIABLE = "bad: opener S:7+; responder S:7+"

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import deals.sampler as sampler_module
-from deals.cards import Deal
-from deals.errors import TooRare, Unsatisfiable
-from deals.predicate import satisfies, violations
-from deals.rng import make_rng
-from deals.sampler import ScenarioSampler
-from dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
+import bridgeshape_mirror.deals.sampler as sampler_module
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.errors import TooRare, Unsatisfiable
+from bridgeshape_mirror.deals.predicate import satisfies, violations
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 
 def ranges(lo: int, hi: int, width: int) -> st.SearchStrategy[Range]:

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import dsl
-from deals import reasons
-from deals.errors import TooRare, Unsatisfiable
-from deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
-from deals.reasons import Reason
-from deals.rng import make_rng
-from dsl.model import Role, Suit
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals import reasons
+from bridgeshape_mirror.deals.errors import TooRare, Unsatisfiable
+from bridgeshape_mirror.deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
+from bridgeshape_mirror.deals.reasons import Reason
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.dsl.model import Role, Suit
 
 #: Scenarios each proved empty by a different rule, and the English the JSON says for them
 #: (the wording the published `unsatisfiable` fields had before reasons were data).

@@ -7,9 +7,9 @@ from itertools import permutations
 
 import numpy as np
 
-import dsl
-from deals.rules import compile_scenario
-from deals.symmetry import canonical, renamed
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.rules import compile_scenario
+from bridgeshape_mirror.deals.symmetry import canonical, renamed
 
 SCENARIOS = [
     "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+",

@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import dsl
-from deals.rng import make_rng
-from deals.sampler import ScenarioSampler
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
 from support.statistics import critical_value, features, homogeneity, random_deals, rejection_sample, statistics
 
 

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from support import mirror_fixture as mf
-from serving.http_server import make_server
+from bridgeshape_mirror.serving.http_server import make_server
 from support.nginx import start_nginx, stop_nginx
 
 try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dsl.deck import (
+from bridgeshape_mirror.dsl.deck import (
     CARDS_PER_SUIT,
     DECK_CARDS,
     DECK_HCP,
@@ -15,7 +15,7 @@ from dsl.deck import (
     SEAT_LETTERS,
     SEAT_ROLE,
 )
-from dsl.model import Role
+from bridgeshape_mirror.dsl.model import Role
 
 
 def test_bounds_are_those_of_semantics():

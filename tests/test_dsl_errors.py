@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import dsl
-from dsl import ErrorCode
-from dsl.messages import MESSAGES
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.dsl import ErrorCode
+from bridgeshape_mirror.dsl.messages import MESSAGES
 
 
 def errors(raw: str) -> list[tuple[str, int, int, str]]:

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark import Lark, Token, Tree
 
-from dsl import generated_parser
-from dsl.grammar_source import PARSER_OPTIONS, grammar_text
-from dsl.keys import KEYS
-from dsl.parser import _parser
+from bridgeshape_mirror.dsl import generated_parser
+from bridgeshape_mirror.dsl.grammar_source import PARSER_OPTIONS, grammar_text
+from bridgeshape_mirror.dsl.keys import KEYS
+from bridgeshape_mirror.dsl.parser import _parser
 
 REGENERATE = "out of date: run .venv/bin/python scripts/generate_parser.py"
 
@@ -40,7 +40,7 @@ def test_made_from_today_s_grammar_and_options():
 
 
 def test_a_key_added_to_the_table_would_make_it_out_of_date(monkeypatch):
-    from dsl import grammar_source
+    from bridgeshape_mirror.dsl import grammar_source
 
     terminals = grammar_source.terminals()
     name = next(iter(terminals))

@@ -9,12 +9,12 @@ from importlib import resources
 
 import pytest
 
-import dsl
-from dsl import ErrorCode
-from dsl.keys import KEYS, POSITION_FIELDS, terminals
-from dsl.messages import MEASURES
-from dsl.parser import _parser, tokens
-from dsl.render import position_json
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.dsl import ErrorCode
+from bridgeshape_mirror.dsl.keys import KEYS, POSITION_FIELDS, terminals
+from bridgeshape_mirror.dsl.messages import MEASURES
+from bridgeshape_mirror.dsl.parser import _parser, tokens
+from bridgeshape_mirror.dsl.render import position_json
 
 
 def _example(key) -> str:
@@ -54,7 +54,7 @@ def test_grammar_key_terminals_are_the_tables():
         pattern = built[name].pattern.to_regexp()
         assert [k.token for k in KEYS if re.fullmatch(pattern, k.token)] == list(spelled)
     # The file spells no key itself, so the table cannot drift from it.
-    text = resources.files("dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
+    text = resources.files("bridgeshape_mirror.dsl").joinpath("grammar.lark").read_text(encoding="utf-8")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
     assert not [k.token for k in KEYS if f'"{k.token}"' in code]
 

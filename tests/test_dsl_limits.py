@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-import dsl
+from bridgeshape_mirror import dsl
 from bridgeshape_mirror.cli import main
-from dsl import ErrorCode
-from dsl.limits import LIMITS
-from site_builder.build import BuildSettings, build
-from store.model import WikiPage
-from store.state import StateStore
+from bridgeshape_mirror.dsl import ErrorCode
+from bridgeshape_mirror.dsl.limits import LIMITS
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.model import WikiPage
+from bridgeshape_mirror.store.state import StateStore
 
 HUGE_NUMBER = "9" * 5000  # past CPython's 4,300-digit int() limit
 
@@ -87,7 +87,7 @@ def test_a_page_past_a_limit_is_broken_in_the_report_and_the_others_publish(tmp_
 def test_serve_validate_answers_a_hostile_number_with_the_limit_error():
     from urllib.parse import quote_plus
 
-    from serving.api_answers import Api
+    from bridgeshape_mirror.serving.api_answers import Api
 
     answer = Api(".", live=True).answer("action=bridgeshape&shapeaction=validate&format=json&dsl=" + quote_plus("opener hcp:" + HUGE_NUMBER))
     assert answer.status == 200

@@ -7,10 +7,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dsl
-from dsl import Fit, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
-from dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH as MAX_LENGTH
-from dsl.format import format_dsl
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.dsl import Fit, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
+from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH as MAX_LENGTH
+from bridgeshape_mirror.dsl.format import format_dsl
 
 
 def ranges(limit: int) -> st.SearchStrategy[Range]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import dsl
+from bridgeshape_mirror import dsl
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden" / "dsl"

@@ -19,17 +19,17 @@ from hypothesis import strategies as st
 from support.statistics import SMALL_DECKS, seat_bounds
 from support.statistics import critical_value, rejection_sample
 
-import dsl
-from deals.cards import Deal
-from deals.column_products import column_count
-from deals.exact_choice import BigChoice, choose_big
-from deals.honour_placements import placement_count
-from deals.length_draw import LengthDraw
-from deals.placement_draw import PlacementDraw
-from deals.predicate import satisfies
-from deals.rng import make_rng
-from deals.sampler import ScenarioSampler
-from deals.tables import ALL_DEALS
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.column_products import column_count
+from bridgeshape_mirror.deals.exact_choice import BigChoice, choose_big
+from bridgeshape_mirror.deals.honour_placements import placement_count
+from bridgeshape_mirror.deals.length_draw import LengthDraw
+from bridgeshape_mirror.deals.placement_draw import PlacementDraw
+from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.tables import ALL_DEALS
 from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 
@@ -222,8 +222,8 @@ _HCP_BOUND = st.one_of(
 @settings(max_examples=25, deadline=None)
 @given(bounds=st.tuples(_HCP_BOUND, _HCP_BOUND, _HCP_BOUND, _HCP_BOUND), seed=st.integers(0, 2**32))
 def test_random_hcp_scenarios_drawn_exactly_are_legal_and_satisfied(bounds, seed):
-    import deals.sampler as sampler_module
-    from deals.errors import Unsatisfiable
+    import bridgeshape_mirror.deals.sampler as sampler_module
+    from bridgeshape_mirror.deals.errors import Unsatisfiable
 
     roles = ("opener", "opp1", "responder", "opp2")
     text = "; ".join(f"{role} hcp:{b}" for role, b in zip(roles, bounds) if b is not None)
@@ -331,7 +331,7 @@ RARE_BY_LENGTHS = "opener S:6+ hcp:8+; opp1 H:6+ hcp:6+"
 
 
 def test_length_superset_and_rejection_is_uniform_against_shuffle_and_reject(monkeypatch):
-    import deals.sampler as sampler_module
+    import bridgeshape_mirror.deals.sampler as sampler_module
 
     monkeypatch.setattr(sampler_module, "PLACEMENTS_BELOW_RATE", 1.0)  # a cost rule, not one of correctness
     n = 2000
@@ -368,8 +368,8 @@ _LENGTH_RANGE = st.one_of(
 def test_random_length_scenarios_drawn_exactly_are_legal_and_satisfied(rules, seed):
     """Any per-suit length ranges on the four seats (the superset is then the scenario),
     through the sampler with the cost rules off."""
-    import deals.sampler as sampler_module
-    from deals.errors import Unsatisfiable
+    import bridgeshape_mirror.deals.sampler as sampler_module
+    from bridgeshape_mirror.deals.errors import Unsatisfiable
 
     roles = ("opener", "opp1", "responder", "opp2")
     text = "; ".join(

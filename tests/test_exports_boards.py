@@ -15,15 +15,15 @@ from endplay.parsers import lin as endplay_lin
 from endplay.parsers import pbn as endplay_pbn
 from endplay.types import Player, Vul
 
-import dsl
-from deals.pbn import MANDATORY_TAGS, parse_deal
-from deals.predicate import satisfies
-from dsl.model import Scenario
-from site_builder.build import BuildSettings, build
-from store.state import StateStore
-from store.version import VERSION
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.pbn import MANDATORY_TAGS, parse_deal
+from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.dsl.model import Scenario
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.store.version import VERSION
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
@@ -94,7 +94,7 @@ def test_endplay_reads_every_board_of_every_pbn_file(sample):
 
 def deal_event(title: str, index: int, label: str) -> str:
     # endplay keeps the tag's text as written: the title in ASCII, escapes as they are.
-    from deals.pbn import pbn_text
+    from bridgeshape_mirror.deals.pbn import pbn_text
 
     text = pbn_text(f"{title} - {label or f'scenario {index}'}")
     return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from store.version import VERSION
+from bridgeshape_mirror.store.version import VERSION
 from support.cli import run
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "exports"

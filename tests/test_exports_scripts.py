@@ -17,25 +17,25 @@ from pathlib import Path
 
 import pytest
 
-import dsl
+from bridgeshape_mirror import dsl
 from bridgeshape_mirror.commands import export as export_command
 from bridgeshape_mirror.exit_codes import ExitCode
-from deals.cards import Deal
-from deals.errors import NotExpressible
-from deals.outcome import deal_outcome
-from deals.pbn import parse_deal
-from deals.predicate import satisfies, shape_class
-from deals.probability import wilson
-from deals.rng import make_rng
-from deals.scripts.condition import All, Any, Bound, Condition, Kind, Measure, scenario_condition, shape_condition
-from deals.scripts.export import script
-from deals.scripts.header import ScriptScenario
-from dsl.deck import SUIT_INDEX
-from dsl.model import SUITS, Position, Role, Scenario, ShapeClass
-from store.version import VERSION
-from sync.dump import read_dump
-from sync.extract import extract, template_title
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.errors import NotExpressible
+from bridgeshape_mirror.deals.outcome import deal_outcome
+from bridgeshape_mirror.deals.pbn import parse_deal
+from bridgeshape_mirror.deals.predicate import satisfies, shape_class
+from bridgeshape_mirror.deals.probability import wilson
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.scripts.condition import All, Any, Bound, Condition, Kind, Measure, scenario_condition, shape_condition
+from bridgeshape_mirror.deals.scripts.export import script
+from bridgeshape_mirror.deals.scripts.header import ScriptScenario
+from bridgeshape_mirror.dsl.deck import SUIT_INDEX
+from bridgeshape_mirror.dsl.model import SUITS, Position, Role, Scenario, ShapeClass
+from bridgeshape_mirror.store.version import VERSION
+from bridgeshape_mirror.sync.dump import read_dump
+from bridgeshape_mirror.sync.extract import extract, template_title
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 DEALER = Path("/usr/games/dealer")
@@ -94,7 +94,7 @@ def _random_deal(rng: random.Random) -> Deal:
     owner = [0] * 52
     for i, card in enumerate(cards):
         owner[card] = i // 13
-    from deals.pbn import format_many
+    from bridgeshape_mirror.deals.pbn import format_many
     import numpy as np
 
     return parse_deal(format_many(np.array([owner]))[0])

@@ -97,7 +97,7 @@ def test_an_export_page_with_a_title_past_255_bytes_is_refused_and_the_others_sy
     err = capsys.readouterr().err
     assert "WARNING page " in err and " not synced: its title is 2,080,000 bytes of UTF-8, more than MediaWiki's 255" in err
     assert "1 refused: page " in err
-    from store.state import StateStore
+    from bridgeshape_mirror.store.state import StateStore
 
     with StateStore(tmp_path / "whole.sqlite") as whole, StateStore(state) as store:
         assert "Apertura 1SA" in {p.title for p in whole.pages()}
@@ -111,7 +111,7 @@ def test_an_export_page_with_a_title_past_255_bytes_is_refused_and_the_others_sy
 def test_a_broken_page_s_raw_text_is_shown_cut_to_the_dsl_limit_in_the_report(tmp_path):
     import json
 
-    from dsl.limits import LIMITS
+    from bridgeshape_mirror.dsl.limits import LIMITS
 
     export = tmp_path / "export.xml"
     long_value = "opener H:5+ " + "hcp:12+ " * 250_000  # 2 MB, past the DSL's 20,000 characters

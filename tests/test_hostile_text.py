@@ -9,14 +9,14 @@ import logging
 import pytest
 
 from bridgeshape_mirror.logs import setup_logging
-from deals.boards import board
-from deals.pbn import PbnExportWriter, PbnGame, iter_deal_strings
-from site_builder.build import BuildSettings, build
-from site_builder.wiki_links import WikiLinks
-from store.model import SiteInfo
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.deals.boards import board
+from bridgeshape_mirror.deals.pbn import PbnExportWriter, PbnGame, iter_deal_strings
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.wiki_links import WikiLinks
+from bridgeshape_mirror.store.model import SiteInfo
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 from support.wiki_pages import EXPORT
 
 DEAL = "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from sync import http_limits
-from sync.client import ClientSettings, WikiClient
-from sync.errors import WikiUnavailable
+from bridgeshape_mirror.sync import http_limits
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient
+from bridgeshape_mirror.sync.errors import WikiUnavailable
 
 BODY = b'{"batchcomplete": true, "query": {"general": {"sitename": "x"}}}'
 

@@ -15,18 +15,18 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-import dsl
-from deals.errors import TooRare
-from deals.outcome import ScenarioDeals
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.errors import TooRare
+from bridgeshape_mirror.deals.outcome import ScenarioDeals
 from bridgeshape_mirror.cli import main
-from dsl import language, messages
-from dsl.errors import ErrorCode
-from site_builder.build import BuildSettings, build
-from site_builder.describe import describe, sentence
-from store.model import SiteInfo
-from store.state import StateStore
-from sync.dump import read_dump, sync_from_dump
-from sync.syncer import SyncSettings, site_info_from_api
+from bridgeshape_mirror.dsl import language, messages
+from bridgeshape_mirror.dsl.errors import ErrorCode
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.describe import describe, sentence
+from bridgeshape_mirror.store.model import SiteInfo
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import read_dump, sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings, site_info_from_api
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
@@ -160,7 +160,7 @@ def test_the_pages_counts_are_written_as_the_language_writes_them():
     """The game/slam line counts deals: at 1,000 deals a scenario they are grouped."""
     from types import SimpleNamespace
 
-    from site_builder.html import environment
+    from bridgeshape_mirror.site_builder.html import environment
 
     summary = SimpleNamespace(dd_summary=SimpleNamespace(analysed=2000, deals=2500, game=1234, slam=17))
     line = {lang: environment(lang).get_template("dd_summary.html.j2").render(scenario=summary) for lang in ("it", "en")}
@@ -405,8 +405,8 @@ def empty_builds(tmp_path_factory) -> dict[str, Path]:
     """The mirror of that wiki in Italian and in English. "troppo rara" finds no deal in the
     sampler's draws (patched: whether a real scenario gets there depends on what is counted
     exactly, which changes), so it gets TooRare as a real one does."""
-    from deals.errors import TooRare
-    from deals.sampler import ScenarioSampler
+    from bridgeshape_mirror.deals.errors import TooRare
+    from bridgeshape_mirror.deals.sampler import ScenarioSampler
 
     folder = tmp_path_factory.mktemp("empty")
     state = folder / "state.sqlite"
@@ -421,7 +421,7 @@ def empty_builds(tmp_path_factory) -> dict[str, Path]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(ScenarioSampler, "batches", no_luck_for_the_rare_one)
-        patch.setattr("site_builder.build.PARALLEL_FROM", 10**9)  # workers would not see the patch
+        patch.setattr("bridgeshape_mirror.site_builder.build.PARALLEL_FROM", 10**9)  # workers would not see the patch
         return {
             lang: build(state, BuildSettings(out=folder / lang, deals=1, lang=lang, dd_budget=0)) and folder / lang
             for lang in ("it", "en")
@@ -538,7 +538,7 @@ def test_a_new_language_renders_every_page_again(state, tmp_path):
 
 
 def test_a_diff_link_is_made_only_from_a_safe_siteinfo():
-    from site_builder.wiki_links import WikiLinks
+    from bridgeshape_mirror.site_builder.wiki_links import WikiLinks
 
     good = SiteInfo(server="https://wiki.example.org", script_path="/w", article_path="/wiki/$1")
     assert WikiLinks(good).diff("Contro sputnik", 12) == "https://wiki.example.org/w/index.php?title=Contro_sputnik&diff=prev&oldid=12"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 import time
 
-import dsl
-from dsl.explain import SHOWN, explain
-from dsl.limits import Limits
-from site_builder.html import Piece, highlight
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.dsl.explain import SHOWN, explain
+from bridgeshape_mirror.dsl.limits import Limits
+from bridgeshape_mirror.site_builder.html import Piece, highlight
 
 
 def quadratic_highlight(raw, errors):
@@ -102,8 +102,8 @@ class CountingFiles(dict):
 def test_the_manifest_walks_the_files_once_whatever_the_number_of_pages():
     from types import SimpleNamespace
 
-    from site_builder import layout
-    from site_builder.manifest import manifest_document
+    from bridgeshape_mirror.site_builder import layout
+    from bridgeshape_mirror.site_builder.manifest import manifest_document
 
     pages = 300
     files = CountingFiles()

@@ -19,11 +19,11 @@ import pytest
 import requests
 
 from support import mirror_fixture as mf
-from serving import api_rules
-from serving import nginx as dropin
-from serving.http_server import make_server
-from serving.title_lookup import namespace_spellings
-from store.model import SiteInfo
+from bridgeshape_mirror.serving import api_rules
+from bridgeshape_mirror.serving import nginx as dropin
+from bridgeshape_mirror.serving.http_server import make_server
+from bridgeshape_mirror.serving.title_lookup import namespace_spellings
+from bridgeshape_mirror.store.model import SiteInfo
 from support.nginx import Nginx, start_nginx, stop_nginx
 
 pytestmark = pytest.mark.slow
@@ -292,7 +292,7 @@ def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, ser
     nginx in front of it with the snippet's `origin`: every api.php URL of the matrix (get
     by title and page id, missing titles and ids, list, listall, siteinfo, the errors) and
     validate's refusal answer as the folder drop-in does."""
-    from site_builder.object_store import BucketTarget, publish_folder
+    from bridgeshape_mirror.site_builder.object_store import BucketTarget, publish_folder
 
     client, bucket = s3
     # What an operator does for nginx (or a website endpoint) to read it: public reads.
@@ -390,7 +390,7 @@ def test_pages_in_namespaces_of_any_name_are_served_as_serve_serves_them(tmp_pat
 def test_pages_in_namespaces_of_any_name_in_front_of_a_bucket(tmp_path: Path, s3_server: str, s3) -> None:
     """The same spellings through nginx in front of a bucket (`origin`): the prefix written
     with `%` and `$` encoded reaches the bucket encoded, which decodes it."""
-    from site_builder.object_store import BucketTarget, publish_folder
+    from bridgeshape_mirror.site_builder.object_store import BucketTarget, publish_folder
 
     client, bucket = s3
     client.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from serving.nginx import render_snippet
-from sync.titles import SPACE_CHARACTERS
+from bridgeshape_mirror.serving.nginx import render_snippet
+from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 
 GOLDEN = Path(__file__).parent / "golden" / "nginx"
 

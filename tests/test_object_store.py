@@ -21,9 +21,9 @@ import pytest
 
 from bridgeshape_mirror import cli
 from bridgeshape_mirror.exit_codes import ExitCode
-from site_builder.build import BuildSettings, build
-from serving.file_types import media_type
-from site_builder.object_store import (
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.serving.file_types import media_type
+from bridgeshape_mirror.site_builder.object_store import (
     INDEX_DOCUMENTS,
     LOCK_KEY,
     BucketError,
@@ -32,10 +32,10 @@ from site_builder.object_store import (
     make_client,
     publish_folder,
 )
-from site_builder.publish import current_version, published_manifest
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.site_builder.publish import current_version, published_manifest
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 
@@ -61,7 +61,7 @@ def test_bad_bucket_urls_are_refused(url):
 
 def test_content_types_are_the_ones_serve_sends():
     """One table (`serving.file_types`): an object's type is what `serve` answers for its file."""
-    from serving.static_files import content_type as served_type
+    from bridgeshape_mirror.serving.static_files import content_type as served_type
 
     paths = ["api/list.json", "index.html", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl",
              "nginx/errors/missingtitle.ssi", "nginx/bridgeshape-api.conf", "style.css", "filter.js", "x.unknownsuffix"]
@@ -349,8 +349,8 @@ from pathlib import Path
 
 from botocore.exceptions import EndpointConnectionError
 
-from site_builder import object_store
-from site_builder.publish import current_version, published_manifest
+from bridgeshape_mirror.site_builder import object_store
+from bridgeshape_mirror.site_builder.publish import current_version, published_manifest
 
 out, url, endpoint, cut = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 target = object_store.BucketTarget.parse(url, endpoint)

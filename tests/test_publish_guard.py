@@ -11,9 +11,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from bridgeshape_mirror.exit_codes import ExitCode
-from site_builder.build import BuildSettings, build
-from site_builder.publish import current_version, publish
-from store.errors import StateError
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.publish import current_version, publish
+from bridgeshape_mirror.store.errors import StateError
 from support.mirror import intact
 from support.cli import status
 

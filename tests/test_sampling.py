@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dsl
-from deals.rules import compile_scenario
-from deals.sampler import counting_cost
-from site_builder.sampling import SampleJob, sample_job, sample_jobs, schedule
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.rules import compile_scenario
+from bridgeshape_mirror.deals.sampler import counting_cost
+from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job, sample_jobs, schedule
 
 ONE_PARTNERSHIP = "opener hcp:15-17 shape:balanced; responder hcp:8+ H:4"
 TAKE_OUT = "opener S:5+ hcp:12-21; opp1 S:0-1 hcp:12+; responder hcp:0-8"

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 import requests
 
-import dsl
+from bridgeshape_mirror import dsl
 from support import mirror_fixture as mf
 from bridgeshape_mirror.commands import serve as serve_command
 from bridgeshape_mirror.exit_codes import ExitCode
-from serving import http_server as serve
-from serving.http_server import MirrorServer
+from bridgeshape_mirror.serving import http_server as serve
+from bridgeshape_mirror.serving.http_server import MirrorServer
 from support.serve import running
 
 REPO = Path(__file__).resolve().parents[1]

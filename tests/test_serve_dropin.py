@@ -13,8 +13,8 @@ import pytest
 import requests
 
 from support import mirror_fixture as mf
-from serving.api_headers import ServeSettings
-from serving.http_server import MirrorServer
+from bridgeshape_mirror.serving.api_headers import ServeSettings
+from bridgeshape_mirror.serving.http_server import MirrorServer
 from support.serve import running
 
 GET = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter", "format": "json"}
@@ -97,7 +97,7 @@ def test_raw_utf8_bytes_in_the_query(server: MirrorServer, mirror: Path) -> None
 
 def test_max_age_is_an_option_and_a_configuration_key(tmp_path: Path) -> None:
     from bridgeshape_mirror.config import load
-    from serving.nginx import render_snippet
+    from bridgeshape_mirror.serving.nginx import render_snippet
 
     config = tmp_path / "mirror.toml"
     config.write_text("[serve]\nmax_age = 60\n", encoding="utf-8")

@@ -8,7 +8,7 @@ import struct
 import threading
 import time
 
-from serving.http_server import make_server
+from bridgeshape_mirror.serving.http_server import make_server
 
 
 def test_a_connection_reset_mid_answer_logs_no_traceback(tmp_path, capfd):

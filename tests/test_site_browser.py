@@ -35,14 +35,14 @@ from urllib.parse import urldefrag
 
 import pytest
 
-from deals.boards import page_boards
-from dsl import language
-from site_builder.build import BuildSettings, build
-from site_builder.page_files import page_downloads
-from store.model import parse_timestamp
-from store.state import StateStore
-from sync.dump import sync_from_dump
-from sync.syncer import SyncSettings
+from bridgeshape_mirror.deals.boards import page_boards
+from bridgeshape_mirror.dsl import language
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.page_files import page_downloads
+from bridgeshape_mirror.store.model import parse_timestamp
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 pytestmark = pytest.mark.slow
 
@@ -657,7 +657,7 @@ def _splinter_document(sample: Path) -> Any:
 
 
 def test_a_page_on_another_origin_gets_from_serve(browser, sample, tmp_path):
-    from serving.http_server import make_server
+    from bridgeshape_mirror.serving.http_server import make_server
 
     live = make_server(sample, "127.0.0.1", 0)
     thread = threading.Thread(target=live.serve_forever, daemon=True)

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from serving.api_headers import ServeSettings
+from bridgeshape_mirror.serving.api_headers import ServeSettings
 
-HEAVY = ("numpy", "lark", "jinja2", "serving.api_headers", "serving.http_server", "endplay", "importlib.metadata")
+HEAVY = ("numpy", "lark", "jinja2", "bridgeshape_mirror.serving.api_headers", "bridgeshape_mirror.serving.http_server", "endplay", "importlib.metadata")
 
 
 def loaded_by(code: str) -> set[str]:
@@ -41,7 +41,7 @@ def test_serve_help_still_names_the_library_s_default_max_age(capsys):
 def test_a_build_worker_s_module_loads_neither_the_templates_nor_the_package_metadata():
     # What every spawned worker imports to run its share (site_builder.sampling.sample_jobs).
     loaded = loaded_by("import site_builder.sampling")
-    assert not loaded & {"jinja2", "importlib.metadata", "endplay", "serving.api_headers"}
+    assert not loaded & {"jinja2", "importlib.metadata", "endplay", "bridgeshape_mirror.serving.api_headers"}
 
 
 def test_one_deal_in_json_reads_neither_lark_nor_the_package_metadata():
@@ -95,7 +95,7 @@ def test_one_deal_loads_neither_the_drawing_tables_nor_the_catalogues_reader(tmp
     status, document, loaded = _one_deal("opener hcp:12+", tmp_path)
     assert status == 0 and document["scenarios"][0]["deals"][0]["pbn"].startswith("N:")
     # numpy.ma: numpy's unique without return_counts (or an index) imports it, 18 ms.
-    lazy = {"deals.placement_draw", "deals.length_draw", "deals.column_products", "importlib.resources", "numpy.ma", "deals.cards"}
+    lazy = {"bridgeshape_mirror.deals.placement_draw", "bridgeshape_mirror.deals.length_draw", "bridgeshape_mirror.deals.column_products", "importlib.resources", "numpy.ma", "bridgeshape_mirror.deals.cards"}
     assert not loaded & lazy
 
 
@@ -148,7 +148,7 @@ def test_a_deal_builds_and_imports_no_other_command():
 def test_a_count_read_from_disk_loads_none_of_the_modules_that_count_it(tmp_path):
     # A scenario tying both partnerships together is counted once (seconds) and read from
     # the disk cache afterwards: the counting modules' imports would cost more than the read.
-    counting = {"deals.column_products", "deals.length_matrices", "deals.crossing"}
+    counting = {"bridgeshape_mirror.deals.column_products", "bridgeshape_mirror.deals.length_matrices", "bridgeshape_mirror.deals.crossing"}
     first, _, counted = _one_deal("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", tmp_path)
     second, _, read = _one_deal("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", tmp_path)
     assert first == second == 0

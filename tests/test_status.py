@@ -14,15 +14,15 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-import site_builder.status as status_module
-from site_builder.build import BuildSettings, build
-from site_builder.publish import current_version
-from store.refusal import Refusal, record_refusal
-from store.state import StateStore
-from store.version import VERSION
-from sync.dump import sync_from_dump
-from store.model import format_timestamp
-from sync.syncer import SyncSettings
+import bridgeshape_mirror.site_builder.status as status_module
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.publish import current_version
+from bridgeshape_mirror.store.refusal import Refusal, record_refusal
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.store.version import VERSION
+from bridgeshape_mirror.sync.dump import sync_from_dump
+from bridgeshape_mirror.store.model import format_timestamp
+from bridgeshape_mirror.sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"

@@ -13,12 +13,12 @@ import pytest
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from site_builder.publish import current_version
-from store.errors import LockHeld, StateError
-from store.history import History, PageHistory
-from store.lock import RunLock
-from store.model import WikiPage
-from store.state import StateStore
+from bridgeshape_mirror.site_builder.publish import current_version
+from bridgeshape_mirror.store.errors import LockHeld, StateError
+from bridgeshape_mirror.store.history import History, PageHistory
+from bridgeshape_mirror.store.lock import RunLock
+from bridgeshape_mirror.store.model import WikiPage
+from bridgeshape_mirror.store.state import StateStore
 
 
 def page(page_id: int, revid: int = 1) -> WikiPage:
@@ -117,7 +117,7 @@ def test_build_exits_with_state_error_when_its_history_cannot_be_saved(tmp_path,
 
 
 def test_a_refusal_is_kept_beside_the_state_file_until_cleared(tmp_path):
-    from store.refusal import Refusal, clear_refusal, read_refusal, record_refusal, refusal_path
+    from bridgeshape_mirror.store.refusal import Refusal, clear_refusal, read_refusal, record_refusal, refusal_path
 
     state = tmp_path / "state.sqlite"
     assert read_refusal(state) is None

@@ -13,8 +13,8 @@ import responses
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from sync.client import ClientSettings, WikiClient
-from sync.errors import WikiUnavailable
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient
+from bridgeshape_mirror.sync.errors import WikiUnavailable
 
 
 def closed_port() -> int:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import responses
 
-from sync.endpoint import advertised_api, find_api
-from sync.errors import BadSource
+from bridgeshape_mirror.sync.endpoint import advertised_api, find_api
+from bridgeshape_mirror.sync.errors import BadSource
 
 PAGE = '<html><head><link rel="EditURI" type="application/rsd+xml" href="{href}"/></head><body>Pagina</body></html>'
 

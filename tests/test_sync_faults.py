@@ -10,10 +10,10 @@ import pytest
 import requests
 import responses
 
-from store.state import StateStore
-from sync.client import ClientSettings, WikiClient, user_agent
-from sync.errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
-from sync.syncer import ApiSync, SyncSettings
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient, user_agent
+from bridgeshape_mirror.sync.errors import BadSource, WikiApiError, WikiGarbage, WikiUnavailable
+from bridgeshape_mirror.sync.syncer import ApiSync, SyncSettings
 
 from support.fake_wiki import API, FakeWiki, convention_text, http_status, json_error
 

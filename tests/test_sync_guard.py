@@ -12,12 +12,12 @@ import pytest
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from store.model import SiteInfo, WikiPage
-from store.refusal import read_refusal, refusal_path
-from store.state import StateStore
-from store.errors import SuspiciousChange
-from sync.guard import is_mass_removal
-from sync.reading import Reading, write_reading
+from bridgeshape_mirror.store.model import SiteInfo, WikiPage
+from bridgeshape_mirror.store.refusal import read_refusal, refusal_path
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.store.errors import SuspiciousChange
+from bridgeshape_mirror.sync.guard import is_mass_removal
+from bridgeshape_mirror.sync.reading import Reading, write_reading
 
 
 def export_text(page_ids: range) -> str:

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import responses
 
-from store.model import Problem
-from store.state import StateStore
-from sync.client import ClientSettings, WikiClient
-from sync.syncer import ApiSync, SyncSettings
+from bridgeshape_mirror.store.model import Problem
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient
+from bridgeshape_mirror.sync.syncer import ApiSync, SyncSettings
 
 from support.fake_wiki import API, FakeWiki, convention_text
 

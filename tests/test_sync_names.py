@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 import responses
 
-from store.state import StateStore
-from sync.client import ClientSettings, WikiClient
-from sync.errors import UnknownName
-from sync.syncer import ApiSync, SyncSettings
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient
+from bridgeshape_mirror.sync.errors import UnknownName
+from bridgeshape_mirror.sync.syncer import ApiSync, SyncSettings
 
 from support.fake_wiki import API, FakePage, FakeWiki, convention_text
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bridgeshape_mirror.config import ConfigError, load
-from store.model import Problem, SiteInfo
-from sync.extract import extract, template_title
-from sync.titles import normalise, url_form
+from bridgeshape_mirror.store.model import Problem, SiteInfo
+from bridgeshape_mirror.sync.extract import extract, template_title
+from bridgeshape_mirror.sync.titles import normalise, url_form
 
 SITE = SiteInfo(
     namespaces={0: "", 4: "BridgePedia", 10: "Template", 14: "Categoria"},

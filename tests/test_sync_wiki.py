@@ -30,13 +30,13 @@ from xml.sax.saxutils import escape
 import pytest
 
 from bridgeshape_mirror.exit_codes import ExitCode
-from store.lock import RunLock
-from store.state import StateStore
-from sync.client import ClientSettings, WikiClient
-from sync.errors import WikiApiError
-from sync.report import SyncReport
-from sync.runner import Source, run_sync
-from sync.syncer import ApiSync, SyncSettings
+from bridgeshape_mirror.store.lock import RunLock
+from bridgeshape_mirror.store.state import StateStore
+from bridgeshape_mirror.sync.client import ClientSettings, WikiClient
+from bridgeshape_mirror.sync.errors import WikiApiError
+from bridgeshape_mirror.sync.report import SyncReport
+from bridgeshape_mirror.sync.runner import Source, run_sync
+from bridgeshape_mirror.sync.syncer import ApiSync, SyncSettings
 
 try:
     from support.wiki_server import WikiServer

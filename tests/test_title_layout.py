@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import PurePosixPath
 
-from site_builder import layout
-from site_builder.build import BuildSettings, build
-from store.model import WikiPage
-from store.state import StateStore
+from bridgeshape_mirror.site_builder import layout
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.store.model import WikiPage
+from bridgeshape_mirror.store.state import StateStore
 
 DEEP = "a/" * 2100 + "b"
 CLASHING = {

@@ -10,10 +10,10 @@ from pathlib import PurePosixPath
 
 import pytest
 
-from serving.title_lookup import _all_characters, _lower_spellings, api_title, case_spellings, decode_value
-from site_builder.title_aliases import TitleTarget, alias_files
-from store.model import SiteInfo
-from sync.titles import upper_first
+from bridgeshape_mirror.serving.title_lookup import _all_characters, _lower_spellings, api_title, case_spellings, decode_value
+from bridgeshape_mirror.site_builder.title_aliases import TitleTarget, alias_files
+from bridgeshape_mirror.store.model import SiteInfo
+from bridgeshape_mirror.sync.titles import upper_first
 
 SITE = SiteInfo(namespaces={0: "", 4: "BridgePedia", 10: "Template"}, namespace_lookup={"bridgepedia": 4, "project": 4, "bp": 4})
 
@@ -120,14 +120,14 @@ def test_alias_files_never_take_a_served_path() -> None:
 
 
 def test_namespace_spellings_are_every_name_the_wiki_reads() -> None:
-    from serving.title_lookup import namespace_spellings
+    from bridgeshape_mirror.serving.title_lookup import namespace_spellings
 
     assert namespace_spellings(SITE, {0, 4}) == {"BridgePedia": ("bp", "bridgepedia", "project")}
     assert namespace_spellings(SITE, {0}) == {}
 
 
 def test_the_snippet_writes_a_namespace_prefix_nginx_cannot_quote_encoded() -> None:
-    from serving.nginx import render_snippet
+    from bridgeshape_mirror.serving.nginx import render_snippet
 
     assert "set $bridgeshape_title 'BridgePedia:$1';" in render_snippet(namespaces={"BridgePedia": ("bridgepedia", "bp")})
     # No nginx string holds a `$`: the SSI include decodes it (tests/test_nginx_snippet.py).

@@ -16,14 +16,14 @@ from support.statistics import drawn_by
 from support.statistics import critical_value, features, homogeneity, rejection_sample
 from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
-import dsl
-import deals.union_draw as module
-from deals.cards import Deal
-from deals.column_draw import ColumnDraw
-from deals.column_products import column_count
-from deals.predicate import satisfies
-from deals.rng import make_rng
-from deals.union_draw import UnionDraw, class_count, cover_terms, terms_holding, union_draw
+from bridgeshape_mirror import dsl
+import bridgeshape_mirror.deals.union_draw as module
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.column_draw import ColumnDraw
+from bridgeshape_mirror.deals.column_products import column_count
+from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.union_draw import UnionDraw, class_count, cover_terms, terms_holding, union_draw
 
 #: Overlapping terms are common here (a hand with two 4-card suits, two 4-4 fits): the 1 / m
 #: test matters, and shuffle-and-reject finds its deals in a second.
@@ -160,7 +160,7 @@ def test_benchmark_e_decides_without_counting_classes_and_reads_its_positive_cou
     """At 100,000 deals E's union is ruled out before its classes are counted, and the
     positive term's count (which keeps the core) is read from the disk cache by a second
     run: the same decision with neither count made again."""
-    import deals.honour_placements as placements
+    import bridgeshape_mirror.deals.honour_placements as placements
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("BSM_DEALS_CACHE", "1")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import dsl
+from bridgeshape_mirror import dsl
 from bridgeshape_mirror.exit_codes import ExitCode
-from site_builder.publish import current_version
-from store.state import StateStore
+from bridgeshape_mirror.site_builder.publish import current_version
+from bridgeshape_mirror.store.state import StateStore
 
 try:
     from support.wiki_server import WikiServer

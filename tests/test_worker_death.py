@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from site_builder import build as build_module
-from site_builder.build import BuildSettings, build
-from site_builder.publish import current_version
-from store.model import WikiPage
-from store.state import StateStore
+from bridgeshape_mirror.site_builder import build as build_module
+from bridgeshape_mirror.site_builder.build import BuildSettings, build
+from bridgeshape_mirror.site_builder.publish import current_version
+from bridgeshape_mirror.store.model import WikiPage
+from bridgeshape_mirror.store.state import StateStore
 
 from support.mirror import intact
 

@@ -13,7 +13,7 @@ from ..logs import Progress
 from .common import HelpWithDefaults, at_most, deals_per_scenario, run_locked, seed
 
 if TYPE_CHECKING:
-    from site_builder.build import BuildReport
+    from bridgeshape_mirror.site_builder.build import BuildReport
 
 
 def _seconds(text: str) -> float:
@@ -82,8 +82,8 @@ def max_age(text: str) -> int:
 
 def build_with(config: Config) -> BuildReport:
     """The build of `config` (the caller holds the lock). Raises the library's errors."""
-    from site_builder.build import BuildSettings, build  # numpy, jinja2: only when building
-    from site_builder.object_store import BucketTarget, is_bucket_url
+    from bridgeshape_mirror.site_builder.build import BuildSettings, build  # numpy, jinja2: only when building
+    from bridgeshape_mirror.site_builder.object_store import BucketTarget, is_bucket_url
 
     bucket = BucketTarget.parse(config.out, config.endpoint_url, config.max_age) if is_bucket_url(config.out) else None
     with Progress() as progress:

@@ -26,13 +26,13 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     """Library errors a run can end with, and what cron is told for each (first match wins).
     Built on first use: the modules holding the errors are slow to import, and `validate`
     and `deals` never need them (`EXIT_CODES` names the same table)."""
-    from site_builder.object_store import BucketLocked
-    from site_builder.publish import PublishError
-    from store.errors import LockHeld, StateError, SuspiciousChange
-    from sync.errors import BadSetting, BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
+    from bridgeshape_mirror.site_builder.object_store import BucketLocked
+    from bridgeshape_mirror.site_builder.publish import PublishError
+    from bridgeshape_mirror.store.errors import LockHeld, StateError, SuspiciousChange
+    from bridgeshape_mirror.sync.errors import BadSetting, BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
-    from deals.errors import NotExpressible
-    from dsl.language import UnknownLanguage
+    from bridgeshape_mirror.deals.errors import NotExpressible
+    from bridgeshape_mirror.dsl.language import UnknownLanguage
 
     from ..config import ConfigError
 
@@ -63,7 +63,7 @@ def __getattr__(name: str) -> object:
 
 def described(exc: Exception) -> str:
     """An error's message, with what the operator can do about it where the CLI knows."""
-    from store.errors import SuspiciousChange
+    from bridgeshape_mirror.store.errors import SuspiciousChange
 
     if isinstance(exc, SuspiciousChange):
         return f"{exc} (if it is meant, run again with --allow-removals, or set allow_removals = true in [sync]; it applies to sync and build)"
@@ -104,7 +104,7 @@ def run_locked(
     error gives its exit status, its cause after `failure` (what it means for the user);
     `work` may also end the run with a `Failure` or a status of its own. Anything else is a
     bug: cli.main reports it."""
-    from store.lock import RunLock
+    from bridgeshape_mirror.store.lock import RunLock
 
     setup_logging(args.verbose - args.quiet)
     started = time.monotonic()
@@ -202,7 +202,7 @@ def chosen_scenarios(dsl_argument: str, scenario: int | None) -> tuple[list, int
     """For `deals` and `export`: the DSL argument's scenarios as (number, Scenario), all or
     only `scenario`, and how many the DSL has; or, having said why on stderr, the exit
     status (an invalid DSL, a scenario number past the last)."""
-    import dsl
+    from bridgeshape_mirror import dsl
 
     result = dsl.parse(read_dsl_argument(dsl_argument))
     if not result.valid:

@@ -8,17 +8,17 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from deals.formats import FORMATS
+from bridgeshape_mirror.deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
 from .common import at_most, chosen_scenarios, positive, seed
 
 if TYPE_CHECKING:
-    from deals.boards import BoardDeal
-    from deals.formats import DealsWriter
-    from deals.outcome import ScenarioDeals
-    from deals.pbn import PbnTag
-    from dsl.model import Scenario
+    from bridgeshape_mirror.deals.boards import BoardDeal
+    from bridgeshape_mirror.deals.formats import DealsWriter
+    from bridgeshape_mirror.deals.outcome import ScenarioDeals
+    from bridgeshape_mirror.deals.pbn import PbnTag
+    from bridgeshape_mirror.dsl.model import Scenario
 
 
 #: The most deals per scenario one run writes: deals are streamed, so this bounds the run's
@@ -72,7 +72,7 @@ class _DoubleDummy:
         self.tables: dict[str, object] = {}
 
     def solve(self, pbns: tuple[str, ...]) -> None:
-        from deals.double_dummy import solve
+        from bridgeshape_mirror.deals.double_dummy import solve
 
         for pbn, table in zip(pbns, solve(pbns)):
             if table is None:
@@ -84,14 +84,14 @@ class _DoubleDummy:
         return {"json": {"deal_fields": self.json_fields}, "pbn": {"extra_tags": self.pbn_tags}}.get(name, {})
 
     def json_fields(self, pbn: str, number: int) -> dict[str, object] | None:
-        from deals.boards import board
-        from deals.double_dummy import par
+        from bridgeshape_mirror.deals.boards import board
+        from bridgeshape_mirror.deals.double_dummy import par
 
         table = self.tables.get(pbn)
         return None if table is None else {"dd": table.to_json(), "par": par(table, board(number)).to_json()}
 
     def pbn_tags(self, deal: BoardDeal) -> tuple[PbnTag, ...]:
-        from deals.double_dummy import pbn_tags
+        from bridgeshape_mirror.deals.double_dummy import pbn_tags
 
         table = self.tables.get(deal.pbn)
         return () if table is None else pbn_tags(table, deal.board)
@@ -100,7 +100,7 @@ class _DoubleDummy:
 def _tool() -> str:
     # Asked for only by the formats that print it: the version is read from the package's
     # metadata (importlib.metadata, 20 ms of a one-deal run).
-    from store.version import version
+    from bridgeshape_mirror.store.version import version
 
     return f"bridgeshape-mirror {version()}"
 
@@ -111,15 +111,15 @@ def run(args: argparse.Namespace) -> ExitCode:
         return chosen
     scenarios, _ = chosen
 
-    from deals.formats import open_writer
-    from deals.rng import make_rng
+    from bridgeshape_mirror.deals.formats import open_writer
+    from bridgeshape_mirror.deals.rng import make_rng
 
     out = sys.stdout.buffer
     dd = _DoubleDummy() if args.dd else None
     writer = open_writer(args.format, out, tool=_tool, seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {}))
     if dd:
         return _held(writer, scenarios, args.count, args.seed, dd)
-    from deals.formats.stream import open_streams
+    from bridgeshape_mirror.deals.formats.stream import open_streams
 
     # Every scenario to its first batch (or why it has none) before a byte is written: the
     # boards' numbers depend on which scenarios have deals.
@@ -134,8 +134,8 @@ def run(args: argparse.Namespace) -> ExitCode:
 
 def _held(writer: DealsWriter, scenarios: list[tuple[int, Scenario]], count: int, seed: int, dd: _DoubleDummy) -> ExitCode:
     """With --dd each scenario is dealt whole, then solved in DDS's batches, then written."""
-    from deals.outcome import deal_outcome
-    from deals.rng import make_rng
+    from bridgeshape_mirror.deals.outcome import deal_outcome
+    from bridgeshape_mirror.deals.rng import make_rng
 
     status = ExitCode.OK
     writer.begin()

@@ -41,12 +41,12 @@ def run(args: argparse.Namespace) -> ExitCode:
         print("the DSL has no scenario: there is nothing to write", file=sys.stderr)
         return ExitCode.INVALID
 
-    from deals.errors import NotExpressible
-    from deals.outcome import deal_outcome
-    from deals.rng import make_rng
-    from deals.scripts.export import script
-    from deals.scripts.header import ScriptScenario
-    from store.version import VERSION
+    from bridgeshape_mirror.deals.errors import NotExpressible
+    from bridgeshape_mirror.deals.outcome import deal_outcome
+    from bridgeshape_mirror.deals.rng import make_rng
+    from bridgeshape_mirror.deals.scripts.export import script
+    from bridgeshape_mirror.deals.scripts.header import ScriptScenario
+    from bridgeshape_mirror.store.version import VERSION
 
     # The header's probability: the count the deals command makes (no deal drawn).
     chosen = [ScriptScenario(i, s, deal_outcome(s, i, 0, make_rng(0, i)).probability) for i, s in scenarios]

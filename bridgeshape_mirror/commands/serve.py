@@ -12,7 +12,7 @@ import logging
 import os
 from pathlib import Path
 
-from serving import DEFAULT_HOST, DEFAULT_PORT, no_mirror_reason
+from bridgeshape_mirror.serving import DEFAULT_HOST, DEFAULT_PORT, no_mirror_reason
 
 from ..config import ConfigError, load
 from ..exit_codes import ExitCode
@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    from serving import http_server  # the DSL parser comes with it: only when serving
-    from serving.api_headers import ServeSettings
+    from bridgeshape_mirror.serving import http_server  # the DSL parser comes with it: only when serving
+    from bridgeshape_mirror.serving.api_headers import ServeSettings
 
     setup_logging(args.verbose - args.quiet)
     try:

@@ -14,7 +14,7 @@ from ..logs import Progress
 from .common import HelpWithDefaults, run_locked
 
 if TYPE_CHECKING:
-    from sync.report import SyncReport
+    from bridgeshape_mirror.sync.report import SyncReport
 
 
 def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,9 +79,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def sync_with(config: Config) -> SyncReport:
     """The sync of `config` (the caller holds the lock). Raises the library's errors."""
     # Imported here: mwclient and requests are slow to import, and other commands never need them.
-    from sync.settings import ClientSettings
-    from sync.runner import Source, run_sync
-    from sync.settings import SyncSettings
+    from bridgeshape_mirror.sync.settings import ClientSettings
+    from bridgeshape_mirror.sync.runner import Source, run_sync
+    from bridgeshape_mirror.sync.settings import SyncSettings
 
     settings = SyncSettings(
         template=config.template,

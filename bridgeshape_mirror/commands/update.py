@@ -12,8 +12,8 @@ import logging
 
 from typing import TYPE_CHECKING
 
-from store.errors import StoreError
-from sync.errors import SyncError
+from bridgeshape_mirror.store.errors import StoreError
+from bridgeshape_mirror.sync.errors import SyncError
 
 from ..config import Config
 from ..exit_codes import ExitCode
@@ -22,7 +22,7 @@ from .common import Failure, HelpWithDefaults, described, exit_code_for, run_loc
 from .sync import add_sync_arguments, sync_config, sync_with
 
 if TYPE_CHECKING:
-    from site_builder.build import BuildReport
+    from bridgeshape_mirror.site_builder.build import BuildReport
 
 log = logging.getLogger("bridgeshape_mirror")
 

@@ -34,9 +34,9 @@ def _language(tag: str) -> str:
 
 
 def run(args: argparse.Namespace) -> ExitCode:
-    import dsl
-    from dsl import language, messages
-    from dsl.explain import explain
+    from bridgeshape_mirror import dsl
+    from bridgeshape_mirror.dsl import language, messages
+    from bridgeshape_mirror.dsl.explain import explain
 
     raw = read_dsl_argument(args.dsl)
     lang = args.lang or language.SOURCE

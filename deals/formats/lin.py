@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from dsl.deck import SEAT_LETTERS, SUIT_LETTERS
+from bridgeshape_mirror.dsl.deck import SEAT_LETTERS, SUIT_LETTERS
 
 from ..boards import VULNERABILITY_CYCLE, BoardDeal
 from ..outcome import outcome_boards

@@ -25,7 +25,7 @@ from ..outcome import ScenarioDeals, dealing
 from ..pbn import PBN_DEAL_LENGTH, format_rows
 
 if TYPE_CHECKING:
-    from dsl.model import Scenario
+    from bridgeshape_mirror.dsl.model import Scenario
 
     from ..rng import Rng
 

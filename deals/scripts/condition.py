@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import permutations
 
-from dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, ROLE_SEAT
-from dsl.model import SUITS, Position, Range, Scenario, ShapeClass, Suit
+from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, ROLE_SEAT
+from bridgeshape_mirror.dsl.model import SUITS, Position, Range, Scenario, ShapeClass, Suit
 
 from ..errors import NotExpressible
 from ..handled import Handles, UnhandledField

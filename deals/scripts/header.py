@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dsl.format import format_scenario
-from dsl.model import Scenario
+from bridgeshape_mirror.dsl.format import format_scenario
+from bridgeshape_mirror.dsl.model import Scenario
 
 from ..probability import Probability
 from .render import Header

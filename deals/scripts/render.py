@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dsl.deck import SEAT_LETTERS
+from bridgeshape_mirror.dsl.deck import SEAT_LETTERS
 
 from .condition import All, Bound, Condition, Kind, Measure
 

@@ -9,8 +9,8 @@ from math import factorial
 
 import numpy as np
 
-from deals.predicate import shape_class
-from dsl.model import SUITS, Role, Scenario
+from bridgeshape_mirror.deals.predicate import shape_class
+from bridgeshape_mirror.dsl.model import SUITS, Role, Scenario
 
 
 TAKE_OUT = "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8"

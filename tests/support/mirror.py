@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import hashlib
-from site_builder.publish import MANIFEST
+from bridgeshape_mirror.site_builder.publish import MANIFEST
 
 
 def intact(version: Path) -> bool:

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus, urlsplit
 
-import dsl
+from bridgeshape_mirror import dsl
 import requests
 
-from serving.nginx_errors import ERRORS_DIR, error_files
-from serving.siteinfo import SITEINFO_FILE, siteinfo_document
-from serving.title_lookup import case_spellings, namespace_spellings
-from store.model import SiteInfo
+from bridgeshape_mirror.serving.nginx_errors import ERRORS_DIR, error_files
+from bridgeshape_mirror.serving.siteinfo import SITEINFO_FILE, siteinfo_document
+from bridgeshape_mirror.serving.title_lookup import case_spellings, namespace_spellings
+from bridgeshape_mirror.store.model import SiteInfo
 
 SPLINTER = (
     "1H-4C: opener H:5+ hcp:12-21; responder H:4+ C:0-1 Chcp:0 hcp:10-15 // "

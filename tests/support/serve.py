@@ -7,8 +7,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from serving.api_headers import ServeSettings
-from serving.http_server import MirrorServer, make_server
+from bridgeshape_mirror.serving.api_headers import ServeSettings
+from bridgeshape_mirror.serving.http_server import MirrorServer, make_server
 
 
 @contextlib.contextmanager

@@ -10,12 +10,12 @@ from collections import Counter
 import numpy as np
 from hypothesis import strategies as st
 
-import dsl
-from deals.cards import Deal
-from deals.predicate import satisfies
-from deals.rng import make_rng
-from deals.rules import compile_scenario
-from deals.sampler import ScenarioSampler
+from bridgeshape_mirror import dsl
+from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.rules import compile_scenario
+from bridgeshape_mirror.deals.sampler import ScenarioSampler
 
 
 HCP_OF_RANK = np.array([4, 3, 2, 1] + [0] * 9)
