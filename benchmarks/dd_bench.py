@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from bridgeshape_mirror.deals.double_dummy import BATCH_LIMIT, solve
-from bridgeshape_mirror.deals.pbn import format_many
+from bridgeshape_mirror.deals.boards.pbn import format_many
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.store.state import StateStore
 from bridgeshape_mirror.sync.dump import sync_from_dump

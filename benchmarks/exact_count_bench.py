@@ -20,12 +20,12 @@ import time
 os.environ["BSM_DEALS_CACHE"] = "0"  # measure the counting, not the disk cache
 
 from bridgeshape_mirror import dsl  # noqa: E402
-from bridgeshape_mirror.deals import column_products as cp  # noqa: E402
-from bridgeshape_mirror.deals import length_matrices as lm  # noqa: E402
-from bridgeshape_mirror.deals.crossing import cross_count  # noqa: E402
-from bridgeshape_mirror.deals.honour_placements import scenario_count  # noqa: E402
-from bridgeshape_mirror.deals.rules import compile_scenario  # noqa: E402
-from bridgeshape_mirror.deals.tables import ALL_DEALS  # noqa: E402
+from bridgeshape_mirror.deals.counting import column_products as cp  # noqa: E402
+from bridgeshape_mirror.deals.counting import length_matrices as lm  # noqa: E402
+from bridgeshape_mirror.deals.counting.crossing import cross_count  # noqa: E402
+from bridgeshape_mirror.deals.counting.honour_placements import scenario_count  # noqa: E402
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario  # noqa: E402
+from bridgeshape_mirror.deals.counting.tables import ALL_DEALS  # noqa: E402
 
 SCENARIOS = [
     # the reference's take-out doubles (three seats with HCP rules) and overcalls

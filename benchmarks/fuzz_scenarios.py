@@ -7,7 +7,7 @@ beside named suits or none, shapes, fits of every class at a seat and at scenari
 Each is checked to parse without errors, then dealt by the CLI as a new user would run it,
 `bridgeshape-mirror deals DSL --count 5 --seed K`, with an empty disk cache (the counting
 is measured, not the cache). Each deal is checked with the independent predicate
-(`deals.predicate`). Prints, as found, every crash (exit 70 or a traceback), time-out
+(`deals.rules.predicate`). Prints, as found, every crash (exit 70 or a traceback), time-out
 (`--timeout`), wrong deal, estimate (`probability_exact` false), unsatisfiable or too rare
 scenario and scenario past 10 s, with its wall and CPU seconds (the machine is shared), and
 the progress every 100 scenarios; then the totals, the slowest scenario and the load
@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bridgeshape_mirror import dsl  # noqa: E402
-from bridgeshape_mirror.deals.cards import Deal  # noqa: E402
-from bridgeshape_mirror.deals.pbn import parse_deal  # noqa: E402
-from bridgeshape_mirror.deals.predicate import shape_class, violations  # noqa: E402
+from bridgeshape_mirror.deals.boards.cards import Deal  # noqa: E402
+from bridgeshape_mirror.deals.boards.pbn import parse_deal  # noqa: E402
+from bridgeshape_mirror.deals.rules.predicate import shape_class, violations  # noqa: E402
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX  # noqa: E402
 from bridgeshape_mirror.dsl.keys import KEY_BY_NAME  # noqa: E402
 from bridgeshape_mirror.dsl.model import MAJORS, MINORS, SUITS, Pair, Role, ShapeClass, Suit  # noqa: E402

@@ -1,6 +1,6 @@
 """Deals per second for scenarios with both partnerships constrained, from probability
 about 1e-2 down to about 1e-10: the sampler as it is (drawing from the exact counts where
-it can: `deals.placement_draw`, `deals.length_draw`, `deals.column_draw`, `deals.union_draw`) against the rejection path it had before (the core drawn
+it can: `deals.drawing.placement_draw`, `deals.drawing.length_draw`, `deals.drawing.column_draw`, `deals.drawing.union_draw`) against the rejection path it had before (the core drawn
 exactly, the rest dealt and checked), side by side in one run. Each path deals until it
 has `--deals` deals or `--max-seconds` have passed (deals/s is then of what it dealt); the
 rejection path is run only when its expected proposals stay under `--max-proposals` (else
@@ -24,12 +24,12 @@ import time
 os.environ["BSM_DEALS_CACHE"] = "0"  # no disk cache: the counting is measured as a first run would
 
 from bridgeshape_mirror import dsl  # noqa: E402
-import bridgeshape_mirror.deals.sampler as sampler_module  # noqa: E402
-from bridgeshape_mirror.deals.column_draw import ColumnDraw  # noqa: E402
-from bridgeshape_mirror.deals.length_draw import LengthDraw  # noqa: E402
-from bridgeshape_mirror.deals.rng import make_rng  # noqa: E402
-from bridgeshape_mirror.deals.sampler import ScenarioSampler  # noqa: E402
-from bridgeshape_mirror.deals.union_draw import UnionDraw  # noqa: E402
+import bridgeshape_mirror.deals.drawing.sampler as sampler_module  # noqa: E402
+from bridgeshape_mirror.deals.drawing.column_draw import ColumnDraw  # noqa: E402
+from bridgeshape_mirror.deals.drawing.length_draw import LengthDraw  # noqa: E402
+from bridgeshape_mirror.deals.drawing.rng import make_rng  # noqa: E402
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler  # noqa: E402
+from bridgeshape_mirror.deals.drawing.union_draw import UnionDraw  # noqa: E402
 
 SCENARIOS = [
     "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7",

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 # numpy's OpenBLAS starts a thread per core when numpy is imported (60 ms of a one-deal run
 # on this 2-core machine, and those threads spin against the run's own), while every count
-# runs with one BLAS thread anyway (deals.blas): so one thread from the start, unless the
+# runs with one BLAS thread anyway (deals.counting.blas): so one thread from the start, unless the
 # environment says otherwise. Before any command imports numpy; build workers inherit it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

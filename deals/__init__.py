@@ -36,14 +36,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from bridgeshape_mirror.dsl.model import Scenario
 
-    from .cards import Deal
-    from .rng import Rng
+    from .boards.cards import Deal
+    from .drawing.rng import Rng
 
 
 def deal_scenario(scenario: Scenario, count: int, rng: Rng) -> list[Deal]:
     """`count` deals drawn uniformly among those satisfying `scenario` (raises `Unsatisfiable`)."""
-    from .cards import Deal
-    from .sampler import ScenarioSampler
+    from .boards.cards import Deal
+    from .drawing.sampler import ScenarioSampler
 
     sampler = ScenarioSampler(scenario)
     out: list[Deal] = []

@@ -26,8 +26,8 @@ from typing import Any
 from bridgeshape_mirror.dsl.deck import HAND_CARDS, RANK_LETTERS, ROLE_SEAT, SEAT_LETTERS, SUIT_LETTERS
 from bridgeshape_mirror.dsl.model import Pair, Role
 
-from .boards import VULNERABILITY_CYCLE, Board
-from .pbn import PbnTag, parse_deal
+from .boards.board import VULNERABILITY_CYCLE, Board
+from .boards.pbn import PbnTag, parse_deal
 
 #: The strains, in the order of the JSON and of PBN's result table: notrump, then the suits.
 STRAINS: tuple[str, ...] = ("NT",) + tuple(SUIT_LETTERS)

@@ -3,7 +3,7 @@ messages and exit statuses)."""
 
 from __future__ import annotations
 
-from .reasons import Reason, too_rare
+from .rules.reasons import Reason, too_rare
 
 
 class DealsError(Exception):
@@ -12,7 +12,7 @@ class DealsError(Exception):
 
 class Unsatisfiable(DealsError):
     """No deal satisfies the scenario; `reason` says why, for a wiki editor (a
-    `deals.reasons.Reason`; an English text of one is read back into it)."""
+    `deals.rules.reasons.Reason`; an English text of one is read back into it)."""
 
     def __init__(self, reason: Reason | str):
         self.reason = reason if isinstance(reason, Reason) else Reason.read(reason)

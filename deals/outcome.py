@@ -25,16 +25,16 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from .boards import BoardDeal, page_boards
+from .boards.board import BoardDeal, page_boards
 from .probability import Probability
-from .reasons import INTERNAL_ERROR, Reason
+from .rules.reasons import INTERNAL_ERROR, Reason
 
 if TYPE_CHECKING:
     import numpy as np
 
     from bridgeshape_mirror.dsl.model import Scenario
 
-    from .rng import Rng
+    from .drawing.rng import Rng
 
 #: The probability of a scenario proved empty. The integer zeros are what the published
 #: JSON has always said (`0`, not `0.0`).
@@ -46,7 +46,7 @@ class ScenarioDeals:
     """Scenario `index` (from 1, like the DSL's scenario numbers): its deals, as PBN deal
     strings with the opener North, and its probability; or no deals and the reason why,
     `unsatisfiable` (proved), `too_rare` (not proved, and none found) or `failed` (this
-    program's fault: `error` names the exception's class), as data (`deals.reasons`: the
+    program's fault: `error` names the exception's class), as data (`deals.rules.reasons`: the
     JSON says its English, the site says it in its language)."""
 
     index: int
@@ -150,7 +150,7 @@ def deals_with_boards(outcomes: Sequence[ScenarioDeals]) -> list[dict[str, Any]]
 def deal_outcome(scenario: Scenario, index: int, count: int, rng: Rng) -> ScenarioDeals:
     """`count` deals of `scenario` (its number `index`) drawn with `rng`, and its probability;
     an unsatisfiable or too rare scenario gets its reason instead."""
-    from .pbn import format_many
+    from .boards.pbn import format_many
 
     deals: list[str] = []
     batches = dealing(scenario, index, count, rng)
@@ -167,7 +167,7 @@ def dealing(scenario: Scenario, index: int, count: int, rng: Rng) -> Generator[n
     100 M deals with one batch of each scenario in memory). The sampler raises only before
     its first batch: a scenario that yields a batch gives all `count` deals."""
     from .errors import TooRare, Unsatisfiable
-    from .sampler import ScenarioSampler
+    from .drawing.sampler import ScenarioSampler
 
     try:
         sampler = ScenarioSampler(scenario)

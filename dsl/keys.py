@@ -3,7 +3,7 @@ fills, and the order keys are listed and written in (SEMANTICS 1 and 2).
 
 The parser, the JSON renderer, the formatter, the messages and the grammar's key terminals
 are all read from `KEYS`. A new key is a row here, its field in `model.Position`, the wording
-of a new measure in `messages.MEASURES`, and its rule for the deals (`deals.rules` and the
+of a new measure in `messages.MEASURES`, and its rule for the deals (`deals.rules.compiled` and the
 counts). The grammar changes only for a new form of value: a key whose value is a range
 joins its measure's terminal, which already reads ranges.
 """

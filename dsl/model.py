@@ -212,7 +212,7 @@ def written_fields(scenario: Scenario) -> frozenset[str]:
     """The names of the constraint fields that `scenario` sets, its positions' and its own
     (`"suits"`, `"hcp"`, ..., `"fits"`), read off the dataclasses: a field added to `Position`
     or `Scenario` is in it at once, so that every consumer that does not declare it refuses
-    or declines (`deals.handled`) rather than ignore it."""
+    or declines (`deals.rules.handled`) rather than ignore it."""
     return frozenset().union(*(set_fields(holder) for holder in (scenario, *scenario.positions)))
 
 

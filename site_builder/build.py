@@ -344,12 +344,12 @@ def _deals(
 def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals, report: BuildReport, page_id: int, index: int) -> bool:
     """Is a kept estimate one this program counts exactly? Then the scenario is dealt again,
     so that an upgrade makes a page's probabilities exact without waiting for an edit. The
-    count is remembered on disk (`deals.cache`): a scenario still past the budgets costs a
+    count is remembered on disk (`deals.counting.cache`): a scenario still past the budgets costs a
     lookup per build, not a count. A count that fails keeps the estimate (a fault)."""
     if not kept.deals or kept.probability.exact:
         return False
-    from bridgeshape_mirror.deals.rules import compile_scenario
-    from bridgeshape_mirror.deals.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
 
     try:
         return exact_cross_count(compile_scenario(scenario)) is not None

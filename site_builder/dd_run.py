@@ -24,10 +24,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridgeshape_mirror.deals.boards import Board, BoardDeal, page_boards
-from bridgeshape_mirror.deals.double_dummy import BATCH_LIMIT, DDTable, ParResult, Summary, par, pbn_tags, summary
+from bridgeshape_mirror.deals.boards.board import Board, BoardDeal, page_boards
+from bridgeshape_mirror.deals.double_dummy import (
+    BATCH_LIMIT,
+    DDTable,
+    ParResult,
+    Summary,
+    par,
+    pbn_tags,
+    summary,
+)
 from bridgeshape_mirror.deals.outcome import ScenarioDeals
-from bridgeshape_mirror.deals.pbn import PbnTag
+from bridgeshape_mirror.deals.boards.pbn import PbnTag
 from bridgeshape_mirror.store.dd_tables import DDTables
 from bridgeshape_mirror.store.state import StateStore
 

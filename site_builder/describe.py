@@ -5,7 +5,7 @@ says what the convention means. The words come from the typed `Scenario`, never 
 
 from __future__ import annotations
 
-from bridgeshape_mirror.deals.reasons import Reason
+from bridgeshape_mirror.deals.rules.reasons import Reason
 from bridgeshape_mirror.dsl import language
 from bridgeshape_mirror.dsl.deck import ROLE_SEAT
 from bridgeshape_mirror.dsl.format import format_range

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bridgeshape_mirror.deals.boards import BoardDeal
+from bridgeshape_mirror.deals.boards.board import BoardDeal
 from bridgeshape_mirror.dsl.deck import HONOUR_HCP_OF_LETTER, SEAT_LETTERS, SUIT_NAMES
 from bridgeshape_mirror.dsl.language import N_
 from bridgeshape_mirror.dsl.model import SUITS, Role
@@ -47,7 +47,7 @@ def hands(pbn: str) -> dict[str, HandView]:
 
 #: Seat names, by letter, as the diagrams write them.
 SEAT_NAMES = {"N": N_("North"), "E": N_("East"), "S": N_("South"), "W": N_("West")}
-#: A board's vulnerability (PBN's spelling, `deals.boards`) in words.
+#: A board's vulnerability (PBN's spelling, `deals.boards.board`) in words.
 VULNERABILITY_WORDS = {
     "None": N_("Nobody vulnerable"),
     "NS": N_("North-South vulnerable"),

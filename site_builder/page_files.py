@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from bridgeshape_mirror.deals.boards import page_boards
+from bridgeshape_mirror.deals.boards.board import page_boards
 from bridgeshape_mirror.deals.double_dummy import Summary
 from bridgeshape_mirror.deals.outcome import ScenarioDeals, failed_outcome
 from bridgeshape_mirror.dsl.format import format_scenario
@@ -34,8 +34,8 @@ from .html import render
 from .wiki_links import WikiLinks
 
 if TYPE_CHECKING:
-    from bridgeshape_mirror.deals.boards import BoardDeal
-    from bridgeshape_mirror.deals.pbn import PbnTag
+    from bridgeshape_mirror.deals.boards.board import BoardDeal
+    from bridgeshape_mirror.deals.boards.pbn import PbnTag
     from bridgeshape_mirror.dsl.model import Scenario
 
 log = logging.getLogger(__name__)

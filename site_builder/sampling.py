@@ -13,7 +13,7 @@ from bridgeshape_mirror.dsl.model import Scenario
 from .faults import Fault, Step, caught
 
 if TYPE_CHECKING:
-    from bridgeshape_mirror.deals.rules import CompiledScenario
+    from bridgeshape_mirror.deals.rules.compiled import CompiledScenario
 
 
 
@@ -33,7 +33,7 @@ class SampleJob:
 
 def sample_job(job: SampleJob) -> ScenarioDeals:
     from bridgeshape_mirror.deals.outcome import deal_outcome
-    from bridgeshape_mirror.deals.rng import make_rng, page_rng
+    from bridgeshape_mirror.deals.drawing.rng import make_rng, page_rng
 
     if job.seed == 0:
         rng = page_rng(job.page_id, job.revid, job.index)
@@ -62,15 +62,15 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     """The indices of `jobs` in shares for a pool of worker processes, costliest first.
 
     Jobs with the same rules (a wiki repeats its hand types, page after page), or the same
-    up to a renaming of the suits (`deals.symmetry.canonical`: the same counts, and models
+    up to a renaming of the suits (`deals.counting.symmetry.canonical`: the same counts, and models
     renamed rather than counted), go into one share, at most `most` together: one process
     counts them once and reuses its models and counts, where shares spread in page order
-    had two processes count the same scenario at once. Costliest first (`deals.sampler.counting_cost`), so that the last shares left, when
+    had two processes count the same scenario at once. Costliest first (`deals.drawing.sampler.counting_cost`), so that the last shares left, when
     workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
     same however the jobs are spread."""
-    from bridgeshape_mirror.deals.rules import compile_scenario
-    from bridgeshape_mirror.deals.sampler import counting_cost
-    from bridgeshape_mirror.deals.symmetry import canonical
+    from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+    from bridgeshape_mirror.deals.drawing.sampler import counting_cost
+    from bridgeshape_mirror.deals.counting.symmetry import canonical
 
     same: dict[CompiledScenario | int, list[int]] = {}
     costs: dict[CompiledScenario | int, tuple[int, int, int]] = {}

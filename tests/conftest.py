@@ -21,7 +21,7 @@ except ImportError:  # tests/ imported as a package
 
 @pytest.fixture(scope="session", autouse=True)
 def private_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """XDG_CACHE_HOME in the session's temporary folder, so the deals cache (deals/cache.py)
+    """XDG_CACHE_HOME in the session's temporary folder, so the deals cache (deals/counting/cache.py)
     and anything else honouring it never writes to the real ~/.cache. Session-wide, set
     before any module fixture builds a mirror, and inherited by the CLI subprocesses;
     tests of the cache set their own. BSM_DEALS_CACHE is left as the environment has it."""

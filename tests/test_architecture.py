@@ -51,7 +51,7 @@ def test_the_table_lists_the_rooms_in_this_order():
 
 def test_the_check_sees_an_upward_import(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("import os\nfrom bridgeshape_mirror.site_builder.layout import LIST\nimport bridgeshape_mirror.deals.rng\n", encoding="utf-8")
+    module.write_text("import os\nfrom bridgeshape_mirror.site_builder.layout import LIST\nimport bridgeshape_mirror.deals.drawing.rng\n", encoding="utf-8")
     assert imported_rooms(module) == {"site_builder", "deals"}
 
 

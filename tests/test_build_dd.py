@@ -16,7 +16,7 @@ from referencing import Registry, Resource
 import bridgeshape_mirror.deals.double_dummy as double_dummy
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.exit_codes import ExitCode
-from bridgeshape_mirror.deals.boards import page_boards
+from bridgeshape_mirror.deals.boards.board import page_boards
 from bridgeshape_mirror.deals.double_dummy import par
 from bridgeshape_mirror.deals.outcome import ScenarioDeals
 from bridgeshape_mirror.site_builder import dd_run

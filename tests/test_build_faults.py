@@ -17,9 +17,9 @@ from referencing import Registry, Resource
 
 import bridgeshape_mirror.deals.double_dummy  # noqa: F401 - loads the submodule
 from bridgeshape_mirror import deals
-import bridgeshape_mirror.deals.sampler  # noqa: F401 - loads the submodule
+import bridgeshape_mirror.deals.drawing.sampler  # noqa: F401 - loads the submodule
 from bridgeshape_mirror.cli import main
-from bridgeshape_mirror.deals.reasons import INTERNAL_ERROR
+from bridgeshape_mirror.deals.rules.reasons import INTERNAL_ERROR
 from bridgeshape_mirror.site_builder import dd_run, page_files
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.site_builder.faults import Step
@@ -108,14 +108,14 @@ def build_once(state: Path, out: Path, dd_budget: float = 0):
 
 
 def test_a_count_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypatch, caplog):
-    real = deals.sampler.ScenarioSampler.__init__
+    real = deals.drawing.sampler.ScenarioSampler.__init__
 
     def counting(self, scenario, *args, **kwargs):
         if is_broken_page(scenario):
             raise RuntimeError("injected: counting")
         real(self, scenario, *args, **kwargs)
 
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", counting)
+    monkeypatch.setattr(deals.drawing.sampler.ScenarioSampler, "__init__", counting)
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING):
         report = build_once(state, out)
@@ -125,21 +125,21 @@ def test_a_count_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypa
     assert len(traces(caplog)) == 1 and "injected: counting" in traces(caplog)[0].getMessage()
 
     # The next run tries again (nothing of the failure was remembered), and now deals them.
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", real)
+    monkeypatch.setattr(deals.drawing.sampler.ScenarioSampler, "__init__", real)
     again = build_once(state, out)
     assert again.faults == [] and again.warning() == ""
     assert dealt(out, BROKEN_PAGE) == [3, 3] and load(out, "report/report.json")["failed"] == []
 
 
 def test_dealing_that_raises_fails_its_scenarios_alone(state, tmp_path, monkeypatch, caplog):
-    real = deals.sampler.ScenarioSampler.batches
+    real = deals.drawing.sampler.ScenarioSampler.batches
 
     def dealing(self, count, rng):
         if is_broken_page(self.scenario):
             raise RuntimeError("injected: dealing")
         return real(self, count, rng)
 
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "batches", dealing)
+    monkeypatch.setattr(deals.drawing.sampler.ScenarioSampler, "batches", dealing)
     out = tmp_path / "out"
     with caplog.at_level(logging.WARNING):
         report = build_once(state, out)
@@ -221,14 +221,14 @@ def test_a_pages_tables_that_raise_leave_that_page_without_them(state, tmp_path,
 
 
 def test_the_cli_exits_0_with_a_warning_line_that_quiet_still_prints(state, tmp_path, monkeypatch, capsys):
-    real = deals.sampler.ScenarioSampler.__init__
+    real = deals.drawing.sampler.ScenarioSampler.__init__
 
     def counting(self, scenario, *args, **kwargs):
         if is_broken_page(scenario):
             raise RuntimeError("injected: counting")
         real(self, scenario, *args, **kwargs)
 
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", counting)
+    monkeypatch.setattr(deals.drawing.sampler.ScenarioSampler, "__init__", counting)
     status = main(["build", "--state", str(state), "--out", str(tmp_path / "out"), "--deals", "3", "--no-dd", "-q"])
     err = capsys.readouterr().err
     assert status == 0
@@ -246,14 +246,14 @@ def test_a_workers_share_goes_on_past_a_job_that_raises(monkeypatch):
     from bridgeshape_mirror import dsl
     from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job, sample_jobs
 
-    real = deals.sampler.ScenarioSampler.__init__
+    real = deals.drawing.sampler.ScenarioSampler.__init__
 
     def counting(self, scenario, *args, **kwargs):
         if is_broken_page(scenario):
             raise RuntimeError("injected: counting")
         real(self, scenario, *args, **kwargs)
 
-    monkeypatch.setattr(deals.sampler.ScenarioSampler, "__init__", counting)
+    monkeypatch.setattr(deals.drawing.sampler.ScenarioSampler, "__init__", counting)
     jobs = [SampleJob(dsl.parse_scenarios(PAGES[pid][1])[0], pid, pid * 10, 1, 2, 0) for pid in PAGES]
     results = pickle.loads(pickle.dumps(sample_jobs(jobs)))
     (first, none1), (failed, fault), (last, none3) = results

@@ -1,7 +1,7 @@
-"""Exact draws from the column products' positive term with its HCP cells (`deals.column_draw`)
-and the sampler's use of them: counts against `deals.column_products`, goodness of fit of
+"""Exact draws from the column products' positive term with its HCP cells (`deals.drawing.column_draw`)
+and the sampler's use of them: counts against `deals.counting.column_products`, goodness of fit of
 joint HCP and of a suit's lengths against exact counts, homogeneity against plain
-shuffle-and-reject, every deal legal and satisfying the scenario (`deals.predicate`),
+shuffle-and-reject, every deal legal and satisfying the scenario (`deals.rules.predicate`),
 random covered scenarios, determinism per seed, and biased variants that the same tests
 catch."""
 
@@ -18,12 +18,12 @@ from support.statistics import critical_value, homogeneity, rejection_sample
 from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.cards import Deal
-from bridgeshape_mirror.deals.column_draw import ColumnDraw, column_draw
-from bridgeshape_mirror.deals.column_products import column_count, column_terms
-from bridgeshape_mirror.deals.exact_choice import GroupedWeights
-from bridgeshape_mirror.deals.predicate import satisfies
-from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.boards.cards import Deal
+from bridgeshape_mirror.deals.drawing.column_draw import ColumnDraw, column_draw
+from bridgeshape_mirror.deals.counting.column_products import column_count, column_terms
+from bridgeshape_mirror.deals.drawing.exact_choice import GroupedWeights
+from bridgeshape_mirror.deals.rules.predicate import satisfies
+from bridgeshape_mirror.deals.drawing.rng import make_rng
 from support.statistics import drawn_by
 
 HCP = np.array([4, 3, 2, 1] + [0] * 9)
@@ -93,7 +93,7 @@ def joint_fit(draw: ColumnDraw, n: int, seed: int) -> tuple[float, int]:
 
 
 def test_joint_hcp_and_lengths_follow_the_exact_counts_and_biased_draws_fail(monkeypatch):
-    import bridgeshape_mirror.deals.column_draw as module
+    import bridgeshape_mirror.deals.drawing.column_draw as module
 
     draw = ColumnDraw(compiled_of(FIT))
     stat, df = joint_fit(draw, 20_000, 7)
@@ -178,7 +178,7 @@ def test_spot_holders_against_shuffle_and_reject_and_a_biased_draw_fails(monkeyp
     """Who holds the two of spades and the nine of hearts (spots, dealt from the table of
     every dealing of a suit's nine), 20,000 deals against shuffle-and-reject; the first
     dealing of each group always taken is caught."""
-    import bridgeshape_mirror.deals.column_draw as module
+    import bridgeshape_mirror.deals.drawing.column_draw as module
 
     text = "opener hcp:11+ S:4+; opp1 hcp:8+ D:2-5; responder hcp:0-12"
     n = 20_000

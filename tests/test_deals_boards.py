@@ -4,7 +4,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridgeshape_mirror.deals.boards import board, board_numbers, dealers_and_vulnerabilities, page_boards
+from bridgeshape_mirror.deals.boards.board import (
+    board,
+    board_numbers,
+    dealers_and_vulnerabilities,
+    page_boards,
+)
 from bridgeshape_mirror.dsl.model import Role
 
 # The 16-board cycle as hand records print it, written out independently of the module.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bridgeshape_mirror.deals import cache
+from bridgeshape_mirror.deals.counting import cache
 
 
 def test_round_trip_and_corruption(tmp_path, monkeypatch):
@@ -27,7 +27,7 @@ def test_switched_off(tmp_path, monkeypatch):
 
 
 def test_bounded_drops_the_least_recently_used_past_its_budgets():
-    from bridgeshape_mirror.deals.cache import Bounded
+    from bridgeshape_mirror.deals.counting.cache import Bounded
 
     kept = Bounded(len)
     for key in "abc":
@@ -42,7 +42,7 @@ def test_bounded_drops_the_least_recently_used_past_its_budgets():
 
 
 def test_bounded_measures_again_what_was_used_since_the_last_addition():
-    from bridgeshape_mirror.deals.cache import Bounded
+    from bridgeshape_mirror.deals.counting.cache import Bounded
 
     kept = Bounded(len)
     grows = kept.put("a", [0] * 5, items=10, max_bytes=30)

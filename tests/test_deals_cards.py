@@ -8,9 +8,9 @@ import random
 import numpy as np
 import pytest
 
-from bridgeshape_mirror.deals.boards import board
-from bridgeshape_mirror.deals.cards import Card, Deal, Hand
-from bridgeshape_mirror.deals.pbn import (
+from bridgeshape_mirror.deals.boards.board import board
+from bridgeshape_mirror.deals.boards.cards import Card, Deal, Hand
+from bridgeshape_mirror.deals.boards.pbn import (
     MANDATORY_TAGS,
     PbnError,
     PbnExportWriter,
@@ -163,8 +163,8 @@ def test_export_writer_games_in_turn_are_their_tags_escaped_one_by_one():
     """Games sharing an event, comment and tags reuse one text around their board and deal
     (`PbnExportWriter.write_game`): each game still reads as its sixteen tags escaped one by
     one, with a deal or a vulnerability that needs escaping, and boards past 16 and 99."""
-    from bridgeshape_mirror.deals.boards import Board
-    from bridgeshape_mirror.deals.pbn import CRLF, tag_line
+    from bridgeshape_mirror.deals.boards.board import Board
+    from bridgeshape_mirror.deals.boards.pbn import CRLF, tag_line
 
     def alone(game: PbnGame, site: str = "?") -> str:
         b = game.board

@@ -11,8 +11,8 @@ import pytest
 
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.exit_codes import ExitCode
-from bridgeshape_mirror.deals.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
-from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.deals.boards.pbn import MANDATORY_TAGS, iter_deal_strings, parse_deal
+from bridgeshape_mirror.deals.rules.predicate import satisfies
 from bridgeshape_mirror.store.version import VERSION
 from support.cli import parser, run
 
@@ -128,7 +128,7 @@ def test_each_entry_is_its_scenario_outcome(monkeypatch):
     """The command and the mirror write the same scenario entry: `deal_outcome`'s JSON (the
     command seeds scenario i with (seed, i)); unsatisfiable ones say their probability is exact."""
     from bridgeshape_mirror.deals.outcome import deal_outcome
-    from bridgeshape_mirror.deals.rng import make_rng
+    from bridgeshape_mirror.deals.drawing.rng import make_rng
 
     text = "bad: opener S:7+; responder S:7+ // " + SPLINTER + " // opener hcp:0-20 S:0-12; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"
     code, out, _ = run(monkeypatch, text, "--count", "4", "--seed", "5")
@@ -143,7 +143,7 @@ def test_each_entry_is_its_scenario_outcome(monkeypatch):
 
 def test_a_scenario_too_rare_to_deal_is_an_entry_with_its_bound(monkeypatch):
     from bridgeshape_mirror.deals.errors import TooRare
-    from bridgeshape_mirror.deals.sampler import ScenarioSampler
+    from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 
     def no_luck(self, count, rng):
         raise TooRare(2_000_000, 3.2e-7)

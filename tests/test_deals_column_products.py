@@ -1,4 +1,4 @@
-"""Exact counts by sums over columns (`deals.column_products`) against independent counts:
+"""Exact counts by sums over columns (`deals.counting.column_products`) against independent counts:
 the suit-by-suit reference of the length-matrix tests, the length matrices themselves
 (within their budget, and past it with the budget raised), HCP splits that must add up,
 plain uniform dealing, and the sampler that publishes the probability."""
@@ -15,18 +15,18 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals import column_products as cp
-from bridgeshape_mirror.deals import length_matrices as lm
-from bridgeshape_mirror.deals.crossing import cross_count
-from bridgeshape_mirror.deals.predicate import shape_class
+from bridgeshape_mirror.deals.counting import column_products as cp
+from bridgeshape_mirror.deals.counting import length_matrices as lm
+from bridgeshape_mirror.deals.counting.crossing import cross_count
+from bridgeshape_mirror.deals.rules.predicate import shape_class
 from bridgeshape_mirror.deals.outcome import deal_outcome
-from bridgeshape_mirror.deals.pbn import parse_deal
-from bridgeshape_mirror.deals.predicate import satisfies
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
-from bridgeshape_mirror.deals.symmetry import canonical
-from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.deals.boards.pbn import parse_deal
+from bridgeshape_mirror.deals.rules.predicate import satisfies
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.counting.symmetry import canonical
+from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
 from support.length_matrices_reference import (
     PRIME,
     REFERENCE_CASES,
@@ -182,8 +182,8 @@ def test_the_sampler_publishes_the_sample_exactly(monkeypatch):
 def test_an_old_cache_saying_past_the_budget_is_not_reused(tmp_path, monkeypatch):
     """The disk cache of the length matrices alone remembered the Cue-bid as -1 ("past the
     budget"); that entry is not read any more, and the new count is remembered."""
-    from bridgeshape_mirror.deals import cache
-    from bridgeshape_mirror.deals.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting import cache
+    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
@@ -201,8 +201,8 @@ def test_an_old_cache_saying_past_the_budget_is_not_reused(tmp_path, monkeypatch
 def test_a_renaming_of_the_suits_reads_the_count_from_disk(tmp_path, monkeypatch):
     """The disk cache keeps a count under the representative of the scenario's renamings:
     the same auction over other suits (a new process: memory empty) counts nothing."""
-    from bridgeshape_mirror.deals import crossing, honour_placements, length_matrices
-    from bridgeshape_mirror.deals.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting import crossing, honour_placements, length_matrices
+    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
@@ -388,8 +388,8 @@ def test_four_seats_split_add_up():
 def test_an_old_cache_saying_four_seats_are_past_the_budget_is_not_reused(tmp_path, monkeypatch):
     """Before the band, the cache remembered four seats with HCP rules as -1 (kind
     "cross-columns"); that entry is not read any more."""
-    from bridgeshape_mirror.deals import cache
-    from bridgeshape_mirror.deals.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting import cache
+    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
@@ -461,7 +461,7 @@ def test_four_seats_agree_with_the_length_matrices(text):
 
 def test_a_renaming_of_the_suits_counts_the_same():
     """Counted on each renaming itself (its own halves and masks), not on the representative."""
-    from bridgeshape_mirror.deals.symmetry import renamed
+    from bridgeshape_mirror.deals.counting.symmetry import renamed
 
     for text in [XHCP[0], SHAPED_REFERENCE, TAKE_OUT + " fit:8+", REFERENCE_CASES[0]]:
         scenario = compiled(text)

@@ -10,10 +10,16 @@ from math import comb, prod
 import numpy as np
 import pytest
 
-from bridgeshape_mirror.deals.counting import PairModel
-from bridgeshape_mirror.deals.rules import FREE, FitRule, PartRules, SeatRule, compile_scenario
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
-from bridgeshape_mirror.deals.tables import ALL_DEALS, PAIR_HANDS, joint_table, length_vectors, within_thirteen
+from bridgeshape_mirror.deals.counting.partnership import PairModel
+from bridgeshape_mirror.deals.rules.compiled import FREE, FitRule, PartRules, SeatRule, compile_scenario
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.counting.tables import (
+    ALL_DEALS,
+    PAIR_HANDS,
+    joint_table,
+    length_vectors,
+    within_thirteen,
+)
 from bridgeshape_mirror.dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 HANDS = comb(52, 13)
@@ -240,7 +246,7 @@ def test_single_hand_with_wildcard_and_suit_hcp_matches_enumeration():
 @pytest.mark.slow
 def test_single_hand_with_shape_and_suit_hcp_matches_enumeration():
     def check_shape(ls, hs):
-        from bridgeshape_mirror.deals.predicate import shape_class
+        from bridgeshape_mirror.deals.rules.predicate import shape_class
 
         return shape_class(ls) is ShapeClass.TWO_SUITER and hs[0] >= 4 and 11 <= sum(hs) <= 15
 
@@ -285,7 +291,7 @@ def test_counts_are_consistent_with_monte_carlo():
 def test_exact_matmul_is_exact_on_large_entries():
     """Entries up to 2**34 - 1 (both limbs full), products near 2**61: float64 alone would
     round them; the limb split must not."""
-    from bridgeshape_mirror.deals.counting import exact_matmul
+    from bridgeshape_mirror.deals.counting.partnership import exact_matmul
 
     gen = np.random.default_rng(1)
     x = gen.integers(0, 2**34, size=(40, 441), dtype=np.int64)
@@ -303,7 +309,7 @@ def test_exact_matmul_fixes_the_rounded_product_by_residues():
     """Results just under 2**60 (the counts' products), where the float64 product alone is
     off in its last bits: the residues modulo 2**20 must put them right; and results past
     2**60 go through the limbs, exactly too."""
-    from bridgeshape_mirror.deals.counting import exact_matmul, right_operand
+    from bridgeshape_mirror.deals.counting.partnership import exact_matmul, right_operand
 
     gen = np.random.default_rng(2)
     x = gen.integers(2**33, 2**34, size=(50, 441), dtype=np.int64)
@@ -321,7 +327,7 @@ def test_exact_matmul_fixes_the_rounded_product_by_residues():
 def test_exact_dot_and_sum_are_exact_past_int64():
     """Weighted totals of int64 counts pass 2**63: the limb split must give Python's exact
     result, signs included, where plain int64 arithmetic wraps around."""
-    from bridgeshape_mirror.deals.exact import exact_dot, exact_sum
+    from bridgeshape_mirror.deals.counting.exact import exact_dot, exact_sum
 
     gen = np.random.default_rng(3)
     x = gen.integers(-(2**62), 2**62, size=3_000_000, dtype=np.int64)
@@ -338,7 +344,7 @@ def test_half_tables_are_the_convolutions_whatever_the_cache_holds(monkeypatch):
     """Each row is conv(first[kx], second[ky]) (a plain 2-D convolution, below), whether the
     cache of convolutions has it, has dropped it for lack of room, or holds none: tables with
     equal contents under other indices, and the two tables swapped, share a cached row."""
-    from bridgeshape_mirror.deals import counting
+    from bridgeshape_mirror.deals.counting import partnership as counting
 
     gen = np.random.default_rng(5)
     first = gen.integers(0, 2**17, size=(6, 11, 11), dtype=np.int64)
@@ -367,7 +373,7 @@ def test_half_tables_are_the_convolutions_whatever_the_cache_holds(monkeypatch):
 def test_grouped_dots_are_the_dot_products_of_each_pair():
     """Dense groups (one product), a group with more distinct halves than a block, and sparse
     groups (pair by pair), against Python's integers."""
-    from bridgeshape_mirror.deals.counting import _BLOCK, grouped_dots
+    from bridgeshape_mirror.deals.counting.partnership import _BLOCK, grouped_dots
 
     gen = np.random.default_rng(8)
     f12 = gen.integers(0, 2**34, size=(700, 441), dtype=np.int64)
@@ -405,7 +411,7 @@ def test_a_renamed_model_is_the_model_counting_makes(text):
     """Every array (the draws read them, in their order) and both counts, for renamings of
     the suits, built from the model of the rules as written."""
     from bridgeshape_mirror import dsl
-    from bridgeshape_mirror.deals.symmetry import canonical_part, renamed
+    from bridgeshape_mirror.deals.counting.symmetry import canonical_part, renamed
 
     compiled = compile_scenario(dsl.parse_scenarios(text)[0])
     part = compiled.constrained_parts[0]
@@ -427,8 +433,8 @@ def test_a_renamed_model_is_the_model_counting_makes(text):
 
 def test_pair_model_renames_the_model_of_the_same_rules_over_other_suits(monkeypatch):
     from bridgeshape_mirror import dsl
-    import bridgeshape_mirror.deals.sampler as sampler_module
-    from bridgeshape_mirror.deals.cache import Bounded
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    from bridgeshape_mirror.deals.counting.cache import Bounded
 
     monkeypatch.setattr(sampler_module, "_MODELS", Bounded(lambda model: model.nbytes))
     monkeypatch.setattr(sampler_module, "_RENAMED", {})

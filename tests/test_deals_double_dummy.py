@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridgeshape_mirror.deals.boards import Board, board
+from bridgeshape_mirror.deals.boards.board import Board, board
 from bridgeshape_mirror.deals.double_dummy import (
     RESULT_TABLE_TAG,
     STRAINS,
@@ -23,7 +23,7 @@ from bridgeshape_mirror.deals.double_dummy import (
     solve,
     summary,
 )
-from bridgeshape_mirror.deals.pbn import PbnTag
+from bridgeshape_mirror.deals.boards.pbn import PbnTag
 from bridgeshape_mirror.dsl.deck import RANK_LETTERS
 from bridgeshape_mirror.dsl.model import Role
 from bridgeshape_mirror.store.dd_tables import DDTables
@@ -314,7 +314,7 @@ TWO_SCENARIOS = "opener hcp:20-21 shape:balanced // opener S:6+ hcp:5-10"
 def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
     from support.cli import run
 
-    from bridgeshape_mirror.deals.pbn import iter_deal_strings
+    from bridgeshape_mirror.deals.boards.pbn import iter_deal_strings
 
     code, out, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "2", "--dd")
     assert code == 0

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from bridgeshape_mirror.deals.boards import BoardDeal, board
+from bridgeshape_mirror.deals.boards.board import BoardDeal, board
 from bridgeshape_mirror.deals.formats import FORMATS, open_writer, write_all
 from bridgeshape_mirror.deals.formats.json import Writer, deal_lines
 from bridgeshape_mirror.deals.formats.lin import Writer as LinWriter
@@ -21,7 +21,7 @@ from bridgeshape_mirror.deals.formats.lin import lin_line, lin_lines
 from bridgeshape_mirror.deals.formats.pbn import Writer as PbnWriter
 from bridgeshape_mirror.deals.formats.stream import ScenarioStream, ShortStream, board_chunks
 from bridgeshape_mirror.deals.outcome import PROVED_EMPTY, ScenarioDeals, outcome_boards
-from bridgeshape_mirror.deals.pbn import PbnExportWriter, format_many, pbn_rows
+from bridgeshape_mirror.deals.boards.pbn import PbnExportWriter, format_many, pbn_rows
 from bridgeshape_mirror.deals.probability import Probability
 
 

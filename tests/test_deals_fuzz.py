@@ -5,8 +5,8 @@ scenario agree, and an unsatisfiable verdict is confirmed by another method.
 The scenarios: one to four seats of both partnerships, every key of `dsl.keys` (suit lengths,
 HCP, suit HCP, `x:`/`xhcp:` over the suits a position leaves unnamed, shapes), fits of every
 class (`H8+`, `M8+`, `m8+`, `8+`) at a seat and at scenario level. The counts compared:
-`deals.counting` (one partnership), `deals.honour_placements`, `deals.crossing`,
-`deals.column_products`, `deals.length_matrices` and, for scenarios with few length
+`deals.counting.partnership` (one partnership), `deals.counting.honour_placements`, `deals.counting.crossing`,
+`deals.counting.column_products`, `deals.counting.length_matrices` and, for scenarios with few length
 matrices, the suit-by-suit reference of the length-matrix tests (modulo a prime).
 """
 
@@ -18,20 +18,20 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-import bridgeshape_mirror.deals.sampler as sampler_module
+import bridgeshape_mirror.deals.drawing.sampler as sampler_module
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals import column_products as cp
-from bridgeshape_mirror.deals import length_matrices as lm
-from bridgeshape_mirror.deals.cards import Deal
-from bridgeshape_mirror.deals.crossing import cross_count
+from bridgeshape_mirror.deals.counting import column_products as cp
+from bridgeshape_mirror.deals.counting import length_matrices as lm
+from bridgeshape_mirror.deals.boards.cards import Deal
+from bridgeshape_mirror.deals.counting.crossing import cross_count
 from bridgeshape_mirror.deals.errors import Unsatisfiable
-from bridgeshape_mirror.deals.honour_placements import scenario_count
+from bridgeshape_mirror.deals.counting.honour_placements import scenario_count
 from bridgeshape_mirror.deals.outcome import deal_outcome
-from bridgeshape_mirror.deals.pbn import parse_deal
-from bridgeshape_mirror.deals.predicate import shape_class, violations
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.deals.boards.pbn import parse_deal
+from bridgeshape_mirror.deals.rules.predicate import shape_class, violations
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX
 from bridgeshape_mirror.dsl.keys import KEY_BY_NAME
 from bridgeshape_mirror.dsl.model import MAJORS, MINORS, SUITS, Pair, Role, Scenario, ShapeClass, Suit
@@ -166,7 +166,7 @@ def budgets(fast: bool):
 
 def method_counts(scenario: Scenario, fast: bool) -> dict[str, int]:
     """The scenario's number of deals by every method that counts both partnerships within
-    its budget. (The sampler's own count of one partnership is `deals.counting`'s, so these
+    its budget. (The sampler's own count of one partnership is `deals.counting.partnership`'s, so these
     check it; for both, it is the first of these that counts it, checked by the others.)"""
     compiled = compile_scenario(scenario)
     with budgets(fast):

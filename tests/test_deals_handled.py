@@ -11,12 +11,14 @@ from dataclasses import replace
 import pytest
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals import column_products, crossing, handled, honour_placements, length_matrices, rules, sampler, union_draw
-from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.counting import column_products, crossing, honour_placements, length_matrices
+from bridgeshape_mirror.deals.rules import handled, compiled as rules
+from bridgeshape_mirror.deals.drawing import sampler, union_draw
+from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.errors import NotExpressible
-from bridgeshape_mirror.deals.handled import CONSUMERS, EVERY_FIELD, UnhandledField
-from bridgeshape_mirror.deals.predicate import satisfies, violations
-from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.rules.handled import CONSUMERS, EVERY_FIELD, UnhandledField
+from bridgeshape_mirror.deals.rules.predicate import satisfies, violations
+from bridgeshape_mirror.deals.drawing.rng import make_rng
 from bridgeshape_mirror.deals.scripts.condition import scenario_condition
 from bridgeshape_mirror.dsl.model import Position, Range, Role, Scenario, set_fields, written_fields
 

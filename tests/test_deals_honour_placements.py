@@ -1,4 +1,4 @@
-"""Exact counts of HCP-only scenarios by honour placements (`deals.honour_placements`):
+"""Exact counts of HCP-only scenarios by honour placements (`deals.counting.honour_placements`):
 against every deal of small decks, the other exact methods where they run, the whole deck,
 splits of a range, and plain uniform dealing."""
 
@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.crossing import cross_count
-from bridgeshape_mirror.deals.honour_placements import hcp_only, placement_count, scenario_count
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
-from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.deals.counting.crossing import cross_count
+from bridgeshape_mirror.deals.counting.honour_placements import hcp_only, placement_count, scenario_count
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
 from support.statistics import SMALL_DECKS, seat_bounds
 
 FOUR_SEATS = "opener hcp:12-21; opp1 hcp:8-16; responder hcp:6-10; opp2 hcp:0-7"
@@ -82,7 +82,7 @@ def test_the_whole_deck_and_free_seats():
     ],
 )
 def test_agrees_with_crossing(text):
-    """Two seats with HCP rules: `deals.crossing` counts them by pairs of length vectors."""
+    """Two seats with HCP rules: `deals.counting.crossing` counts them by pairs of length vectors."""
     c = compiled(text)
     assert hcp_only(c) and scenario_count(c) == cross_count(c)
 

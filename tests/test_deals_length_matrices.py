@@ -1,6 +1,6 @@
-"""Exact counts by length matrices (`deals.length_matrices`) against independent counts:
+"""Exact counts by length matrices (`deals.counting.length_matrices`) against independent counts:
 a suit-by-suit reference written here from the Scenario itself, the other exact methods
-where they apply (`deals.crossing`, `deals.counting`), splits of a range into parts, and
+where they apply (`deals.counting.crossing`, `deals.counting.partnership`), splits of a range into parts, and
 plain uniform dealing."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals import length_matrices as lm
-from bridgeshape_mirror.deals.counting import PairModel
-from bridgeshape_mirror.deals.crossing import cross_count
-from bridgeshape_mirror.deals.predicate import shape_class
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
-from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.deals.counting import length_matrices as lm
+from bridgeshape_mirror.deals.counting.partnership import PairModel
+from bridgeshape_mirror.deals.counting.crossing import cross_count
+from bridgeshape_mirror.deals.rules.predicate import shape_class
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
 from bridgeshape_mirror.dsl.model import Scenario
 from support.length_matrices_reference import PRIME, REFERENCE_CASES, TAKE_OUT, TAKE_OUT_OVERCALLED, agrees_with_plain_dealing, reference_count_mod, reference_matrices
 
@@ -72,7 +72,7 @@ def test_take_out_doubles_are_exact_and_quick_to_plan():
 @pytest.mark.parametrize("text, seat, rule", [(TAKE_OUT, "responder", "hcp:0-8"), (TAKE_OUT_OVERCALLED, "opp2", "hcp:8+ x:5+")])
 def test_splitting_a_seats_hcp_range_adds_up(text, seat, rule):
     """HCP 0-8 and 9+ (or 0-7 and 8+) together are every hand: with the third seat's HCP rule
-    dropped, the scenario has two seats with HCP rules, counted by `deals.crossing` when
+    dropped, the scenario has two seats with HCP rules, counted by `deals.counting.crossing` when
     the others have only ranges (and by length matrices otherwise)."""
     low, high = ("hcp:0-8", "hcp:9+") if rule == "hcp:0-8" else ("hcp:0-7 x:5+", "hcp:8+ x:5+")
     parts = [count(text.replace(rule, low)), count(text.replace(rule, high))]
@@ -106,7 +106,7 @@ def test_take_out_doubles_agree_with_plain_dealing(text):
 def test_orbits_change_nothing(monkeypatch):
     """Counting one arrangement per orbit of alike suits (times the orbit's size) gives the
     same count as counting every arrangement: length matrices, and crossing's pairs."""
-    from bridgeshape_mirror.deals import crossing
+    from bridgeshape_mirror.deals.counting import crossing
 
     text = REFERENCE_CASES[0]
     compiled = compile_scenario(scenario(text))
@@ -249,8 +249,8 @@ def test_agrees_with_the_partnership_model(text):
 def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
     """Scenarios with the same two HCP seats beside other rules for the other two reuse one
     pair count (kept read-only), and each still agrees with the length matrices."""
-    from bridgeshape_mirror.deals import crossing
-    from bridgeshape_mirror.deals.cache import Bounded
+    from bridgeshape_mirror.deals.counting import crossing
+    from bridgeshape_mirror.deals.counting.cache import Bounded
 
     monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
     texts = [f"opener S:4-5 H:3-4 hcp:10-14; opp1 H:3-4 D:2-4 hcp:8-12; responder S:2-4; opp2 C:{n}+" for n in (2, 3, 4)]
@@ -273,8 +273,8 @@ def test_crossing_shares_the_pair_counts_of_the_same_two_seats(monkeypatch):
 
 
 def test_crossing_counts_a_renaming_of_the_suits_on_the_same_pair_counts(monkeypatch):
-    from bridgeshape_mirror.deals import crossing
-    from bridgeshape_mirror.deals.cache import Bounded
+    from bridgeshape_mirror.deals.counting import crossing
+    from bridgeshape_mirror.deals.counting.cache import Bounded
 
     monkeypatch.setattr(crossing, "_PAIR_COUNTS", Bounded(lambda kept: sum(a.nbytes for a in kept[1:])))
     hearts = "opener H:5+ hcp:11-15; responder H:3+ hcp:6-9; opp1 S:5+; opp2 C:2-4"

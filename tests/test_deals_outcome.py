@@ -18,10 +18,10 @@ from bridgeshape_mirror.deals.errors import TooRare
 from bridgeshape_mirror.deals.formats import FORMATS, open_writer, write_all
 from bridgeshape_mirror.deals.formats.stream import open_streams
 from bridgeshape_mirror.deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
-from bridgeshape_mirror.deals.pbn import format_many
+from bridgeshape_mirror.deals.boards.pbn import format_many
 from bridgeshape_mirror.deals.probability import Probability
-from bridgeshape_mirror.deals.rng import make_rng, page_rng
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.drawing.rng import make_rng, page_rng
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 from bridgeshape_mirror.site_builder.page_files import pbn_file
 from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job
 from bridgeshape_mirror.store.version import VERSION

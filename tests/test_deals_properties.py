@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bridgeshape_mirror.deals.sampler as sampler_module
-from bridgeshape_mirror.deals.cards import Deal
+import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.errors import TooRare, Unsatisfiable
-from bridgeshape_mirror.deals.predicate import satisfies, violations
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.rules.predicate import satisfies, violations
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 from bridgeshape_mirror.dsl.model import Fit, Pair, Position, Range, Role, Scenario, ShapeClass, Suit, SuitClass
 
 

@@ -1,4 +1,4 @@
-"""The steps every proposal of the rejection path takes (`deals.sampler`'s `seat_features`
+"""The steps every proposal of the rejection path takes (`deals.drawing.sampler`'s `seat_features`
 and `deal_out_rest`) give what their plain versions gave, value for value: the same deals
 for the same seed."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bridgeshape_mirror.deals.rng import Rng, make_rng
-from bridgeshape_mirror.deals.sampler import deal_out_rest, seat_features
+from bridgeshape_mirror.deals.drawing.rng import Rng, make_rng
+from bridgeshape_mirror.deals.drawing.sampler import deal_out_rest, seat_features
 from bridgeshape_mirror.dsl.deck import RANK_HCP
 
 
@@ -113,7 +113,7 @@ def test_keys_whose_top_bits_agree_at_a_boundary_are_dealt_by_their_whole_value(
     boundary agree there (and differ below, or are equal), blocks of rows drawn one after
     the other, a row drawn again that ties again: the cards and the values used of the
     plain draw."""
-    from bridgeshape_mirror.deals import sampler
+    from bridgeshape_mirror.deals.drawing import sampler
 
     monkeypatch.setattr(sampler, "REST_ROWS", 16)
     m, rows = 13 * len(empty), 50
@@ -150,7 +150,7 @@ def test_keys_whose_top_bits_agree_at_a_boundary_are_dealt_by_their_whole_value(
 
 @pytest.mark.parametrize("top", [5, 2**20, 2**40, 2**61])
 def test_one_search_over_the_rows_finds_what_the_row_by_row_search_finds(top):
-    from bridgeshape_mirror.deals.part_sampler import row_search_table, search_blocks, search_rows
+    from bridgeshape_mirror.deals.drawing.part_sampler import row_search_table, search_blocks, search_rows
 
     gen = np.random.default_rng(top % 1000)
     for width in (1, 3, 21, 441, 2000):  # 2000: a table past SORTED_NEEDLES_FROM, needles sorted
@@ -192,8 +192,8 @@ def _part_ok_reading_everything(owner, part):
 )
 def test_part_ok_reading_only_what_the_rules_read_agrees_with_reading_everything(text):
     from bridgeshape_mirror import dsl
-    from bridgeshape_mirror.deals.rules import compile_scenario
-    from bridgeshape_mirror.deals.sampler import part_ok
+    from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+    from bridgeshape_mirror.deals.drawing.sampler import part_ok
 
     owner = _owners(20_000, 5)
     for scenario in dsl.parse_scenarios(text):
@@ -204,7 +204,7 @@ def test_part_ok_reading_only_what_the_rules_read_agrees_with_reading_everything
 
 
 def test_seat_lengths_are_the_lengths_of_seat_features():
-    from bridgeshape_mirror.deals.sampler import seat_lengths
+    from bridgeshape_mirror.deals.drawing.sampler import seat_lengths
 
     owner = _owners(300, 2)
     for seat in range(4):
@@ -216,8 +216,8 @@ def _arguments_of(step: str, text: str, rows: int, seed: int) -> list[tuple]:
     """The arguments of every call of `part_sampler.<step>` in a draw of `rows` rows from the
     core model of `text`'s first scenario: a step's real inputs, for its tests."""
     from bridgeshape_mirror import dsl
-    from bridgeshape_mirror.deals import part_sampler
-    from bridgeshape_mirror.deals.sampler import ScenarioSampler
+    from bridgeshape_mirror.deals.drawing import part_sampler
+    from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 
     model = ScenarioSampler(dsl.parse_scenarios(text)[0]).core
     calls, real = [], getattr(part_sampler, step)
@@ -234,7 +234,7 @@ def test_split_of_two_suits_hcp_is_the_row_by_row_draw(text):
     """`part_sampler._split` (split by split across the rows) against each row's weights in
     plain Python, with the same unbiased draw below each row's sum: the same picks, so the
     same deals. Rows of every table and total the draw meets, the sums' extremes included."""
-    from bridgeshape_mirror.deals import part_sampler
+    from bridgeshape_mirror.deals.drawing import part_sampler
 
     calls = _arguments_of("_split", text, 400, 3)
     assert len(calls) == 2
@@ -286,8 +286,8 @@ def test_cards_of_the_splits_are_those_of_the_indexing_by_each_table_axis(text):
     """`part_sampler._cards` (flat table indices, each suit's honours written as one word)
     against its plain form (a table indexed by its four axes, honours byte by byte), pair and
     rest mode, from the same generator: the same cards."""
-    from bridgeshape_mirror.deals import part_sampler
-    from bridgeshape_mirror.deals.tables import MASK_COUNT
+    from bridgeshape_mirror.deals.drawing import part_sampler
+    from bridgeshape_mirror.deals.counting.tables import MASK_COUNT
 
     real = part_sampler._cards
     (model, c, _, la, lb, ha, hb), = _arguments_of("_cards", text, 3000, 4)
@@ -323,7 +323,7 @@ def test_second_half_hcp_are_those_of_the_row_weights_drawn_row_by_row(text):
     21 x-weights as one (n, 21) table, `Rng.choose_rows`, then y searched in row x's
     running sums; the same (x, y) from the same generator, ranges wide, one-sided and
     single-valued."""
-    from bridgeshape_mirror.deals import part_sampler
+    from bridgeshape_mirror.deals.drawing import part_sampler
 
     (c, q, i34, u, v, _), = _arguments_of("_hcp_second_half", text, 3000, 2)
 
@@ -394,8 +394,8 @@ def test_partner_cards_are_those_of_the_row_by_row_choice(text, edges):
     sign bit, b's cards added) against its plain form, row by row in Python from the same
     generator: b's lengths by the first running weight past the draw, then in each suit b's
     cards the free ones of lowest priority. The same cards, so the same deals."""
-    from bridgeshape_mirror.deals import part_sampler
-    from bridgeshape_mirror.deals.tables import length_vectors
+    from bridgeshape_mirror.deals.drawing import part_sampler
+    from bridgeshape_mirror.deals.counting.tables import length_vectors
 
     (model, _, idx, la, owner), = _arguments_of("_partner_cards", text, 3000, 8)
     owner[owner == model.seats[1]] = -1  # the call captured wrote b's cards into its input
@@ -448,7 +448,7 @@ def test_rest_mode_hcp_by_columns_are_those_of_the_rows(text, monkeypatch):
     tables, `_rest_columns`) against the small draw's rows (cumulative sums, searches,
     `choose_rows`): the same draws asked (bounds) and the same HCP per suit, from the
     generator and at the draws' extremes."""
-    from bridgeshape_mirror.deals import part_sampler
+    from bridgeshape_mirror.deals.drawing import part_sampler
 
     (model, c, t, i12, i34, _, idx, la, lb), = _arguments_of("_hcp_rest", text, 6000, 5)
     assert len(idx) >= part_sampler.COLUMNS_FROM

@@ -1,4 +1,4 @@
-"""Why a scenario has no deals, as data (`deals.reasons`): each proof gives its message id and
+"""Why a scenario has no deals, as data (`deals.rules.reasons`): each proof gives its message id and
 facts, the JSON's English text is what it has always been, and a text read back from the
 JSON (the state file) is the same reason again."""
 
@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals import reasons
+from bridgeshape_mirror.deals.rules import reasons
 from bridgeshape_mirror.deals.errors import TooRare, Unsatisfiable
 from bridgeshape_mirror.deals.outcome import PROVED_EMPTY, ScenarioDeals, deal_outcome
-from bridgeshape_mirror.deals.reasons import Reason
-from bridgeshape_mirror.deals.rng import make_rng
+from bridgeshape_mirror.deals.rules.reasons import Reason
+from bridgeshape_mirror.deals.drawing.rng import make_rng
 from bridgeshape_mirror.dsl.model import Role, Suit
 
 #: Scenarios each proved empty by a different rule, and the English the JSON says for them

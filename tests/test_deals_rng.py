@@ -1,4 +1,4 @@
-"""`deals.rng`: the faster ways of computing a draw give the draw of before, value for value
+"""`deals.drawing.rng`: the faster ways of computing a draw give the draw of before, value for value
 (the same seed gives the same deals), ties included."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridgeshape_mirror.deals.rng import Rng, make_rng
+from bridgeshape_mirror.deals.drawing.rng import Rng, make_rng
 
 
 class _Keys:
@@ -69,7 +69,7 @@ def test_rows_with_equal_keys_are_drawn_again_as_before(m):
 def test_rows_drawn_block_by_block_are_those_of_one_draw(m, monkeypatch):
     # Blocks of 16 rows: ties in the first, a middle and the last (short) block, and a row
     # whose redraw ties again; the values used and the permutations are those of one draw.
-    from bridgeshape_mirror.deals import rng as rng_module
+    from bridgeshape_mirror.deals.drawing import rng as rng_module
 
     monkeypatch.setattr(rng_module, "_KEY_ROWS", 16)
     gen = np.random.default_rng(m + 7)
@@ -134,7 +134,7 @@ def test_keys_equal_in_their_high_bits_are_ordered_by_their_whole_value(m):
     # The network compares only each key's top 16 - 4 bits: keys that agree there and differ
     # anywhere below (in the dropped low bits or in the bits under the index tag) must still
     # come out in the order of their whole values.
-    from bridgeshape_mirror.deals.rng import _NETWORK_KEYS
+    from bridgeshape_mirror.deals.drawing.rng import _NETWORK_KEYS
 
     top = 64 - 8 * np.dtype(_NETWORK_KEYS).itemsize  # the lowest bit the network sees
     gen = np.random.default_rng(m + 100)
@@ -163,7 +163,7 @@ def test_permutations_in_a_small_dtype_are_the_same_values(m):
 @pytest.mark.parametrize("rows", [100, 9000])
 def test_order_statistics_are_those_of_numpy_s_partition(m, ranks, top, rows):
     # top 3: rows full of equal values; 65 values or 100 rows: numpy's partition itself.
-    from bridgeshape_mirror.deals.rng import _SELECT_FROM_ROWS, order_statistics
+    from bridgeshape_mirror.deals.drawing.rng import _SELECT_FROM_ROWS, order_statistics
 
     assert 100 < _SELECT_FROM_ROWS <= 9000
     gen = np.random.default_rng(m * 7 + len(ranks))
@@ -217,7 +217,7 @@ def test_below_rejects_and_draws_again_as_before():
 def test_a_search_guide_finds_what_searchsorted_finds(steps, bits, seed):
     # Weights of every size, zeros (steps of no width) included; draws at the ends of the
     # range, on every running sum and next to it, and from a generator.
-    from bridgeshape_mirror.deals.rng import SearchGuide
+    from bridgeshape_mirror.deals.drawing.rng import SearchGuide
 
     cum = np.cumsum(np.array(steps, dtype=np.int64))
     total = int(cum[-1])
@@ -248,7 +248,7 @@ def test_below_of_equal_bounds_is_the_loop_over_every_bound(bound):
 def test_rows_transposed_tile_by_tile_are_those_of_one_draw(m, tile, block_bytes, rows, monkeypatch):
     # Long draws (blocks of `_KEY_ROWS` keys, several network blocks and tiles, the last ones
     # short), and tiles and blocks that do not divide each other: the argsort of the keys.
-    from bridgeshape_mirror.deals import rng as rng_module
+    from bridgeshape_mirror.deals.drawing import rng as rng_module
 
     monkeypatch.setattr(rng_module, "_TILE_ROWS", tile)
     monkeypatch.setattr(rng_module, "_BLOCK_BYTES", block_bytes)

@@ -11,11 +11,11 @@ import pytest
 
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals import deal_scenario
-from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.errors import TooRare, Unsatisfiable
-from bridgeshape_mirror.deals.predicate import satisfies, shape_class, violations
-from bridgeshape_mirror.deals.rng import make_rng, page_rng
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.rules.predicate import satisfies, shape_class, violations
+from bridgeshape_mirror.deals.drawing.rng import make_rng, page_rng
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 from bridgeshape_mirror.dsl.model import Fit, Position, Range, Role, Scenario, ShapeClass, Suit
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -53,7 +53,7 @@ def test_all_shape_patterns_have_exactly_one_class():
     assert len(patterns) == 39
     classes = {p: shape_class(p) for p in patterns}
     assert {p for p, c in classes.items() if c is ShapeClass.BALANCED} == {(4, 3, 3, 3), (4, 4, 3, 2), (5, 3, 3, 2)}
-    from bridgeshape_mirror.deals.rules import shape_mask
+    from bridgeshape_mirror.deals.rules.compiled import shape_mask
 
     arr = np.array(sorted(patterns))
     for cls in (ShapeClass.BALANCED, ShapeClass.ONE_SUITER, ShapeClass.TWO_SUITER, ShapeClass.THREE_SUITER):
@@ -139,7 +139,7 @@ def test_unsatisfiable_tied_partnerships_end_with_too_rare(monkeypatch):
     """Both partnerships possible alone, impossible together, and (here: with the totals
     checks and the cross-partnership count switched off) nothing proves it: the sampler
     stops with TooRare, not a hang and not a silent empty result."""
-    import bridgeshape_mirror.deals.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
 
     monkeypatch.setattr(sampler_module, "MAX_EMPTY_DRAWS", 20_000)
     monkeypatch.setattr(sampler_module, "joint_contradiction", lambda compiled: None)
@@ -154,7 +154,7 @@ def test_unsatisfiable_tied_partnerships_end_with_too_rare(monkeypatch):
 def test_cross_partnership_exact_count_agrees_with_the_estimate(monkeypatch):
     """Overcall (opener and opp1 with HCP, opp2's fit): the exact count lies in the interval
     that rejection sampling gives when the exact count is switched off."""
-    import bridgeshape_mirror.deals.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
 
     scenario = REFERENCE["overcall"][1]
     exact = ScenarioSampler(scenario).probability
@@ -185,9 +185,9 @@ def test_rarer_partnership_is_the_core_and_deals_still_satisfy():
 def test_draws_from_partial_and_full_tables_are_the_same(monkeypatch, text):
     """A small draw builds only the HCP tables of the halves it uses, a large one every
     half's (kept on the model): the same values, so the same deals from the same seed."""
-    from bridgeshape_mirror.deals import part_sampler
-    from bridgeshape_mirror.deals.counting import PairModel
-    from bridgeshape_mirror.deals.part_sampler import draw_part
+    from bridgeshape_mirror.deals.drawing import part_sampler
+    from bridgeshape_mirror.deals.counting.partnership import PairModel
+    from bridgeshape_mirror.deals.drawing.part_sampler import draw_part
 
     part = next(p for p in ScenarioSampler(dsl.parse_scenarios(text)[0]).parts)
     small = draw_part(PairModel(part), 300, make_rng(8))
@@ -209,9 +209,9 @@ def test_draws_from_partial_and_full_tables_are_the_same(monkeypatch, text):
 def test_draws_by_one_search_over_the_rows_are_those_of_the_row_by_row_search(monkeypatch, text):
     """`search_rows` (one searchsorted over the rows laid end to end) against its fallback,
     the row-by-row binary search of before, on every step of the draw that uses it."""
-    from bridgeshape_mirror.deals import part_sampler
-    from bridgeshape_mirror.deals.counting import PairModel
-    from bridgeshape_mirror.deals.part_sampler import draw_part
+    from bridgeshape_mirror.deals.drawing import part_sampler
+    from bridgeshape_mirror.deals.counting.partnership import PairModel
+    from bridgeshape_mirror.deals.drawing.part_sampler import draw_part
 
     part = next(p for p in ScenarioSampler(dsl.parse_scenarios(text)[0]).parts)
     fast = draw_part(PairModel(part), 3000, make_rng(9))
@@ -222,7 +222,7 @@ def test_draws_by_one_search_over_the_rows_are_those_of_the_row_by_row_search(mo
 
 #: Four seats with wide HCP ranges and one length rule that hardly binds: millions of length
 #: matrices, tables past the column products' budget (and not HCP totals only, which
-#: `deals.honour_placements` counts), so its probability is estimated.
+#: `deals.counting.honour_placements` counts), so its probability is estimated.
 PAST_THE_BUDGET = "opener hcp:0-20 S:0-12; opp1 hcp:0-20; responder hcp:0-20; opp2 hcp:0-20"
 
 
@@ -245,8 +245,8 @@ def test_estimate_is_a_property_of_the_rules():
 
 
 def test_model_cache_keeps_to_its_byte_budget(monkeypatch):
-    import bridgeshape_mirror.deals.sampler as sampler_module
-    from bridgeshape_mirror.deals.cache import Bounded
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    from bridgeshape_mirror.deals.counting.cache import Bounded
 
     monkeypatch.setattr(sampler_module, "_MODELS", Bounded(lambda model: model.nbytes))
     monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 1)
@@ -270,7 +270,7 @@ def test_model_cache_keeps_to_its_byte_budget(monkeypatch):
     ],
 )
 def test_the_partnership_the_core_is_drawn_from_holds_on_every_proposal_so_its_check_is_skipped(text, skips):
-    from bridgeshape_mirror.deals.sampler import part_ok
+    from bridgeshape_mirror.deals.drawing.sampler import part_ok
 
     sampler = ScenarioSampler(dsl.parse(text).scenarios[0])
     assert (sampler._core_holds is not None) == skips

@@ -1,4 +1,4 @@
-"""Renaming the suits of a scenario (`deals.symmetry.renamed`, `canonical`): the renamed
+"""Renaming the suits of a scenario (`deals.counting.symmetry.renamed`, `canonical`): the renamed
 scenario holds exactly the renamed deals, and every renaming has one representative."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from itertools import permutations
 import numpy as np
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.symmetry import canonical, renamed
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.counting.symmetry import canonical, renamed
 
 SCENARIOS = [
     "opener H:5+ hcp:12-21; opp1 C:5+ hcp:8-16; responder H:3+ hcp:10+",

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 from support.statistics import critical_value, features, homogeneity, random_deals, rejection_sample, statistics
 
 

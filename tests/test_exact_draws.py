@@ -1,8 +1,8 @@
-"""Exact draws from the counts (`deals.placement_draw`, `deals.length_draw`,
-`deals.exact_choice`) and the sampler's use of them: uniform over every deal of small decks
+"""Exact draws from the counts (`deals.drawing.placement_draw`, `deals.drawing.length_draw`,
+`deals.drawing.exact_choice`) and the sampler's use of them: uniform over every deal of small decks
 (enumerated card by card), joint HCP and joint lengths of two seats against the exact counts
 on the whole deck, against plain shuffle-and-reject through the sampler, every deal legal and
-satisfying the scenario (`deals.predicate`), determinism per seed, and biased variants that
+satisfying the scenario (`deals.rules.predicate`), determinism per seed, and biased variants that
 the same tests catch."""
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ from support.statistics import SMALL_DECKS, seat_bounds
 from support.statistics import critical_value, rejection_sample
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.cards import Deal
-from bridgeshape_mirror.deals.column_products import column_count
-from bridgeshape_mirror.deals.exact_choice import BigChoice, choose_big
-from bridgeshape_mirror.deals.honour_placements import placement_count
-from bridgeshape_mirror.deals.length_draw import LengthDraw
-from bridgeshape_mirror.deals.placement_draw import PlacementDraw
-from bridgeshape_mirror.deals.predicate import satisfies
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
-from bridgeshape_mirror.deals.tables import ALL_DEALS
+from bridgeshape_mirror.deals.boards.cards import Deal
+from bridgeshape_mirror.deals.counting.column_products import column_count
+from bridgeshape_mirror.deals.drawing.exact_choice import BigChoice, choose_big
+from bridgeshape_mirror.deals.counting.honour_placements import placement_count
+from bridgeshape_mirror.deals.drawing.length_draw import LengthDraw
+from bridgeshape_mirror.deals.drawing.placement_draw import PlacementDraw
+from bridgeshape_mirror.deals.rules.predicate import satisfies
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
 from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 
@@ -222,7 +222,7 @@ _HCP_BOUND = st.one_of(
 @settings(max_examples=25, deadline=None)
 @given(bounds=st.tuples(_HCP_BOUND, _HCP_BOUND, _HCP_BOUND, _HCP_BOUND), seed=st.integers(0, 2**32))
 def test_random_hcp_scenarios_drawn_exactly_are_legal_and_satisfied(bounds, seed):
-    import bridgeshape_mirror.deals.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
     from bridgeshape_mirror.deals.errors import Unsatisfiable
 
     roles = ("opener", "opp1", "responder", "opp2")
@@ -279,7 +279,7 @@ def test_hcp_superset_and_rejection_is_uniform_against_shuffle_and_reject():
     assert not failures, failures
 
 
-# --- The length superset (`deals.length_draw`) ---
+# --- The length superset (`deals.drawing.length_draw`) ---
 
 
 def test_length_superset_counts_agree():
@@ -331,7 +331,7 @@ RARE_BY_LENGTHS = "opener S:6+ hcp:8+; opp1 H:6+ hcp:6+"
 
 
 def test_length_superset_and_rejection_is_uniform_against_shuffle_and_reject(monkeypatch):
-    import bridgeshape_mirror.deals.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
 
     monkeypatch.setattr(sampler_module, "PLACEMENTS_BELOW_RATE", 1.0)  # a cost rule, not one of correctness
     n = 2000
@@ -368,7 +368,7 @@ _LENGTH_RANGE = st.one_of(
 def test_random_length_scenarios_drawn_exactly_are_legal_and_satisfied(rules, seed):
     """Any per-suit length ranges on the four seats (the superset is then the scenario),
     through the sampler with the cost rules off."""
-    import bridgeshape_mirror.deals.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
     from bridgeshape_mirror.deals.errors import Unsatisfiable
 
     roles = ("opener", "opp1", "responder", "opp2")

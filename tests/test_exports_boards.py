@@ -16,8 +16,8 @@ from endplay.parsers import pbn as endplay_pbn
 from endplay.types import Player, Vul
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.pbn import MANDATORY_TAGS, parse_deal
-from bridgeshape_mirror.deals.predicate import satisfies
+from bridgeshape_mirror.deals.boards.pbn import MANDATORY_TAGS, parse_deal
+from bridgeshape_mirror.deals.rules.predicate import satisfies
 from bridgeshape_mirror.dsl.model import Scenario
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.store.state import StateStore
@@ -27,7 +27,7 @@ from bridgeshape_mirror.sync.syncer import SyncSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
-# The standard cycle, written out as hand records print it (independently of deals.boards).
+# The standard cycle, written out as hand records print it (independently of deals.boards.board).
 DEALERS = "NESW"
 VULNERABLE = "None NS EW All NS EW All None EW All None NS All None NS EW".split()
 ENDPLAY_VUL = {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}
@@ -94,7 +94,7 @@ def test_endplay_reads_every_board_of_every_pbn_file(sample):
 
 def deal_event(title: str, index: int, label: str) -> str:
     # endplay keeps the tag's text as written: the title in ASCII, escapes as they are.
-    from bridgeshape_mirror.deals.pbn import pbn_text
+    from bridgeshape_mirror.deals.boards.pbn import pbn_text
 
     text = pbn_text(f"{title} - {label or f'scenario {index}'}")
     return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,5 +1,5 @@
 """Scenarios as dealer and Deal 3.1 scripts (issue 11, step 3): the condition is exactly
-SEMANTICS 3 (held to `deals.predicate` on every hand pattern, on sampled deals and on random
+SEMANTICS 3 (held to `deals.rules.predicate` on every hand pattern, on sampled deals and on random
 ones), the scripts run in Debian's `dealer` and `deal`, every deal they print satisfies the
 scenario, and their acceptance rate agrees with the exact probability."""
 
@@ -20,14 +20,23 @@ import pytest
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.commands import export as export_command
 from bridgeshape_mirror.exit_codes import ExitCode
-from bridgeshape_mirror.deals.cards import Deal
+from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.errors import NotExpressible
 from bridgeshape_mirror.deals.outcome import deal_outcome
-from bridgeshape_mirror.deals.pbn import parse_deal
-from bridgeshape_mirror.deals.predicate import satisfies, shape_class
+from bridgeshape_mirror.deals.boards.pbn import parse_deal
+from bridgeshape_mirror.deals.rules.predicate import satisfies, shape_class
 from bridgeshape_mirror.deals.probability import wilson
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.scripts.condition import All, Any, Bound, Condition, Kind, Measure, scenario_condition, shape_condition
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.scripts.condition import (
+    All,
+    Any,
+    Bound,
+    Condition,
+    Kind,
+    Measure,
+    scenario_condition,
+    shape_condition,
+)
 from bridgeshape_mirror.deals.scripts.export import script
 from bridgeshape_mirror.deals.scripts.header import ScriptScenario
 from bridgeshape_mirror.dsl.deck import SUIT_INDEX
@@ -94,7 +103,7 @@ def _random_deal(rng: random.Random) -> Deal:
     owner = [0] * 52
     for i, card in enumerate(cards):
         owner[card] = i // 13
-    from bridgeshape_mirror.deals.pbn import format_many
+    from bridgeshape_mirror.deals.boards.pbn import format_many
     import numpy as np
 
     return parse_deal(format_many(np.array([owner]))[0])

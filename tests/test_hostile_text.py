@@ -9,8 +9,8 @@ import logging
 import pytest
 
 from bridgeshape_mirror.logs import setup_logging
-from bridgeshape_mirror.deals.boards import board
-from bridgeshape_mirror.deals.pbn import PbnExportWriter, PbnGame, iter_deal_strings
+from bridgeshape_mirror.deals.boards.board import board
+from bridgeshape_mirror.deals.boards.pbn import PbnExportWriter, PbnGame, iter_deal_strings
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.site_builder.wiki_links import WikiLinks
 from bridgeshape_mirror.store.model import SiteInfo

@@ -406,7 +406,7 @@ def empty_builds(tmp_path_factory) -> dict[str, Path]:
     sampler's draws (patched: whether a real scenario gets there depends on what is counted
     exactly, which changes), so it gets TooRare as a real one does."""
     from bridgeshape_mirror.deals.errors import TooRare
-    from bridgeshape_mirror.deals.sampler import ScenarioSampler
+    from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 
     folder = tmp_path_factory.mktemp("empty")
     state = folder / "state.sqlite"

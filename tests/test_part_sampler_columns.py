@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridgeshape_mirror.deals.part_sampler import _count_passed, _trimmed
+from bridgeshape_mirror.deals.drawing.part_sampler import _count_passed, _trimmed
 
 
 @settings(max_examples=300, deadline=None)

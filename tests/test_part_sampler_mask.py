@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridgeshape_mirror.deals.part_sampler import _nth_lowest_bit
+from bridgeshape_mirror.deals.drawing.part_sampler import _nth_lowest_bit
 
 
 def test_nth_lowest_bit_table_against_python():

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.sampler import counting_cost
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.drawing.sampler import counting_cost
 from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job, sample_jobs, schedule
 
 ONE_PARTNERSHIP = "opener hcp:15-17 shape:balanced; responder hcp:8+ H:4"
@@ -50,7 +50,7 @@ def test_a_share_deals_what_its_jobs_deal_one_by_one():
 
 
 def test_the_same_auction_in_another_suit_shares_a_worker():
-    """Renaming the suits keeps the count (`deals.symmetry.canonical`): counted once."""
+    """Renaming the suits keeps the count (`deals.counting.symmetry.canonical`): counted once."""
     renamed = TAKE_OUT.replace("S:", "H:")
     jobs = jobs_of(TAKE_OUT, ONE_PARTNERSHIP, renamed, OVERCALL)
     assert sorted(map(sorted, schedule(jobs, most=100))) == [[0, 2], [1], [3]]

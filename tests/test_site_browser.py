@@ -35,7 +35,7 @@ from urllib.parse import urldefrag
 
 import pytest
 
-from bridgeshape_mirror.deals.boards import page_boards
+from bridgeshape_mirror.deals.boards.board import page_boards
 from bridgeshape_mirror.dsl import language
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.site_builder.page_files import page_downloads

@@ -95,7 +95,7 @@ def test_one_deal_loads_neither_the_drawing_tables_nor_the_catalogues_reader(tmp
     status, document, loaded = _one_deal("opener hcp:12+", tmp_path)
     assert status == 0 and document["scenarios"][0]["deals"][0]["pbn"].startswith("N:")
     # numpy.ma: numpy's unique without return_counts (or an index) imports it, 18 ms.
-    lazy = {"bridgeshape_mirror.deals.placement_draw", "bridgeshape_mirror.deals.length_draw", "bridgeshape_mirror.deals.column_products", "importlib.resources", "numpy.ma", "bridgeshape_mirror.deals.cards"}
+    lazy = {"bridgeshape_mirror.deals.drawing.placement_draw", "bridgeshape_mirror.deals.drawing.length_draw", "bridgeshape_mirror.deals.counting.column_products", "importlib.resources", "numpy.ma", "bridgeshape_mirror.deals.boards.cards"}
     assert not loaded & lazy
 
 
@@ -148,7 +148,7 @@ def test_a_deal_builds_and_imports_no_other_command():
 def test_a_count_read_from_disk_loads_none_of_the_modules_that_count_it(tmp_path):
     # A scenario tying both partnerships together is counted once (seconds) and read from
     # the disk cache afterwards: the counting modules' imports would cost more than the read.
-    counting = {"bridgeshape_mirror.deals.column_products", "bridgeshape_mirror.deals.length_matrices", "bridgeshape_mirror.deals.crossing"}
+    counting = {"bridgeshape_mirror.deals.counting.column_products", "bridgeshape_mirror.deals.counting.length_matrices", "bridgeshape_mirror.deals.counting.crossing"}
     first, _, counted = _one_deal("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", tmp_path)
     second, _, read = _one_deal("opener hcp:12-21 x:5+; opp1 hcp:6-10 x:6+; opp2 fit:9+", tmp_path)
     assert first == second == 0

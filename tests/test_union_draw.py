@@ -1,7 +1,7 @@
-"""Exact draws from the union of cover terms (`deals.union_draw`) and the sampler's use of
+"""Exact draws from the union of cover terms (`deals.drawing.union_draw`) and the sampler's use of
 them: the terms and their classes, a statistic's goodness of fit against exact counts,
 homogeneity against plain shuffle-and-reject, every deal satisfying the scenario
-(`deals.predicate`), random scenarios with wildcards and fits, determinism per seed, and a
+(`deals.rules.predicate`), random scenarios with wildcards and fits, determinism per seed, and a
 biased variant (the 1 / m test left out) that the same tests catch."""
 
 from __future__ import annotations
@@ -17,13 +17,19 @@ from support.statistics import critical_value, features, homogeneity, rejection_
 from support.statistics import chi_square, compiled_of, dealt, inhomogeneous, sampler_of
 
 from bridgeshape_mirror import dsl
-import bridgeshape_mirror.deals.union_draw as module
-from bridgeshape_mirror.deals.cards import Deal
-from bridgeshape_mirror.deals.column_draw import ColumnDraw
-from bridgeshape_mirror.deals.column_products import column_count
-from bridgeshape_mirror.deals.predicate import satisfies
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.union_draw import UnionDraw, class_count, cover_terms, terms_holding, union_draw
+import bridgeshape_mirror.deals.drawing.union_draw as module
+from bridgeshape_mirror.deals.boards.cards import Deal
+from bridgeshape_mirror.deals.drawing.column_draw import ColumnDraw
+from bridgeshape_mirror.deals.counting.column_products import column_count
+from bridgeshape_mirror.deals.rules.predicate import satisfies
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.drawing.union_draw import (
+    UnionDraw,
+    class_count,
+    cover_terms,
+    terms_holding,
+    union_draw,
+)
 
 #: Overlapping terms are common here (a hand with two 4-card suits, two 4-4 fits): the 1 / m
 #: test matters, and shuffle-and-reject finds its deals in a second.
@@ -160,7 +166,7 @@ def test_benchmark_e_decides_without_counting_classes_and_reads_its_positive_cou
     """At 100,000 deals E's union is ruled out before its classes are counted, and the
     positive term's count (which keeps the core) is read from the disk cache by a second
     run: the same decision with neither count made again."""
-    import bridgeshape_mirror.deals.honour_placements as placements
+    import bridgeshape_mirror.deals.counting.honour_placements as placements
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("BSM_DEALS_CACHE", "1")

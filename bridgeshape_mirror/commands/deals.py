@@ -1,6 +1,6 @@
 """`bridgeshape-mirror deals DSL [--scenario N] [--count N] [--seed S] [--format json|pbn|lin]`:
 uniform sample deals for the scenarios of a shape_constraints string (the work is in `deals`),
-as boards numbered 1..n that take the scenarios in turn (`deals.boards`)."""
+as boards numbered 1..n that take the scenarios in turn (`deals.boards.board`)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from ..exit_codes import ExitCode
 from .common import at_most, chosen_scenarios, positive, seed
 
 if TYPE_CHECKING:
-    from bridgeshape_mirror.deals.boards import BoardDeal
+    from bridgeshape_mirror.deals.boards.board import BoardDeal
     from bridgeshape_mirror.deals.formats import DealsWriter
     from bridgeshape_mirror.deals.outcome import ScenarioDeals
-    from bridgeshape_mirror.deals.pbn import PbnTag
+    from bridgeshape_mirror.deals.boards.pbn import PbnTag
     from bridgeshape_mirror.dsl.model import Scenario
 
 
@@ -84,7 +84,7 @@ class _DoubleDummy:
         return {"json": {"deal_fields": self.json_fields}, "pbn": {"extra_tags": self.pbn_tags}}.get(name, {})
 
     def json_fields(self, pbn: str, number: int) -> dict[str, object] | None:
-        from bridgeshape_mirror.deals.boards import board
+        from bridgeshape_mirror.deals.boards.board import board
         from bridgeshape_mirror.deals.double_dummy import par
 
         table = self.tables.get(pbn)
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> ExitCode:
     scenarios, _ = chosen
 
     from bridgeshape_mirror.deals.formats import open_writer
-    from bridgeshape_mirror.deals.rng import make_rng
+    from bridgeshape_mirror.deals.drawing.rng import make_rng
 
     out = sys.stdout.buffer
     dd = _DoubleDummy() if args.dd else None
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 def _held(writer: DealsWriter, scenarios: list[tuple[int, Scenario]], count: int, seed: int, dd: _DoubleDummy) -> ExitCode:
     """With --dd each scenario is dealt whole, then solved in DDS's batches, then written."""
     from bridgeshape_mirror.deals.outcome import deal_outcome
-    from bridgeshape_mirror.deals.rng import make_rng
+    from bridgeshape_mirror.deals.drawing.rng import make_rng
 
     status = ExitCode.OK
     writer.begin()

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> ExitCode:
 
     from bridgeshape_mirror.deals.errors import NotExpressible
     from bridgeshape_mirror.deals.outcome import deal_outcome
-    from bridgeshape_mirror.deals.rng import make_rng
+    from bridgeshape_mirror.deals.drawing.rng import make_rng
     from bridgeshape_mirror.deals.scripts.export import script
     from bridgeshape_mirror.deals.scripts.header import ScriptScenario
     from bridgeshape_mirror.store.version import VERSION

@@ -9,7 +9,7 @@ class, and its name below. Every writer takes the byte stream and the context `t
 page's), `tool` (name and version) and `seed` (the seed key of the deals) as keywords, and
 uses what its format prints; any of them may be given as a function giving it (`said`),
 called only by a format that prints it (the `deals` command's version: reading the package
-metadata costs 20 ms). The deals are boards (`deals.boards`) whose numbers depend on every
+metadata costs 20 ms). The deals are boards (`deals.boards.board`) whose numbers depend on every
 scenario's deals.
 """
 

@@ -1,6 +1,6 @@
 """What the writers share when the outcomes hold their deals (a page's, or the `deals`
 command's with double dummy): they hold the document until `end`, since a board's number
-depends on every scenario's deals (`deals.boards.page_boards`). The `deals` command's
+depends on every scenario's deals (`deals.boards.board.page_boards`). The `deals` command's
 documents are written as they are dealt instead (`deals.formats.stream`)."""
 
 from __future__ import annotations
@@ -27,14 +27,14 @@ class HeldDeals:
         self.outcomes.append(outcome)
 
     def boards_as_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Every deal as a board, in board order (`deals.boards.board_numbers`: scenarios in
+        """Every deal as a board, in board order (`deals.boards.board.board_numbers`: scenarios in
         turn): each one's outcome (index into `outcomes`), board number and PBN row, which a
-        writer's lines are made of in bulk (`deals.byte_rows`); None when a deal is not one a
-        row holds (`deals.pbn.pbn_rows`)."""
+        writer's lines are made of in bulk (`deals.boards.byte_rows`); None when a deal is not one a
+        row holds (`deals.boards.pbn.pbn_rows`)."""
         import numpy as np
 
-        from ..boards import board_numbers
-        from ..pbn import no_rows, pbn_rows
+        from ..boards.board import board_numbers
+        from ..boards.pbn import no_rows, pbn_rows
 
         rows = []
         for o in self.outcomes:

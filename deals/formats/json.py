@@ -1,5 +1,5 @@
 """The `deals` command's JSON: `{"scenarios": [...]}` with one scenario entry (see
-`deals.outcome`) a line and one deal a line, UTF-8. Each deal has its board (`deals.boards`:
+`deals.outcome`) a line and one deal a line, UTF-8. Each deal has its board (`deals.boards.board`:
 scenarios in turn) as the mirror's deals JSON has it.
 
     {"scenarios": [
@@ -21,10 +21,10 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..boards import board_numbers, dealers_and_vulnerabilities
-from ..byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined
+from ..boards.board import board_numbers, dealers_and_vulnerabilities
+from ..boards.byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined
 from ..outcome import ScenarioDeals
-from ..pbn import pbn_rows
+from ..boards.pbn import pbn_rows
 from .held import HeldDeals
 from .stream import ScenarioStream, deal_boards
 
@@ -124,7 +124,7 @@ def deal_lines(pbns: Sequence[str], numbers: Sequence[int], first: bool) -> byte
 
 
 def row_lines(rows: np.ndarray, numbers: Sequence[int], first: bool) -> bytes:
-    """`deal_lines` of deals given as `(k, 69)` uint8 PBN rows (`deals.pbn.format_rows`), k >= 1."""
+    """`deal_lines` of deals given as `(k, 69)` uint8 PBN rows (`deals.boards.pbn.format_rows`), k >= 1."""
     nums = np.asarray(numbers, dtype=np.int64)
     dealers, vul = board_columns()
     cycle = cycle_places(nums)

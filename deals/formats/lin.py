@@ -4,7 +4,7 @@
 
 `md` starts with the dealer's digit (1 = South, 2 = West, 3 = North, 4 = East) and lists
 the hands from South clockwise; `sv` is the vulnerability (`o` none, `n` NS, `e` EW, `b`
-both). The boards are those of the PBN file (`deals.boards`), turned so that the opener
+both). The boards are those of the PBN file (`deals.boards.board`), turned so that the opener
 deals. LIN has no field for free text that readers ignore, so the scenario is named only
 by the board number (the deals JSON maps each board to its scenario).
 """
@@ -19,7 +19,7 @@ import numpy as np
 
 from bridgeshape_mirror.dsl.deck import SEAT_LETTERS, SUIT_LETTERS
 
-from ..boards import VULNERABILITY_CYCLE, BoardDeal
+from ..boards.board import VULNERABILITY_CYCLE, BoardDeal
 from ..outcome import outcome_boards
 from .held import HeldDeals
 from .stream import ScenarioStream, board_chunks
@@ -49,9 +49,9 @@ def handviewer_url(b: BoardDeal) -> str:
 
 def lin_lines(numbers: np.ndarray, rows: np.ndarray) -> bytes:
     """The LIN lines (each ending in a line feed) of boards `numbers` (int64) whose deals, the
-    opener North, are `rows` (`(k, 69)` uint8 PBN rows, `deals.pbn.format_rows`): byte for
-    byte `lin_line` of each, as one byte table (`deals.byte_rows`; 100,000 boards)."""
-    from ..byte_rows import board_dealers, constant, cycle_places, decimal, joined
+    opener North, are `rows` (`(k, 69)` uint8 PBN rows, `deals.boards.pbn.format_rows`): byte for
+    byte `lin_line` of each, as one byte table (`deals.boards.byte_rows`; 100,000 boards)."""
+    from ..boards.byte_rows import board_dealers, constant, cycle_places, decimal, joined
 
     k = len(rows)
     # A PBN hand is 16 characters (13 cards, 3 dots) at 2 + 17 * place; its LIN form is the

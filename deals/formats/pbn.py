@@ -1,6 +1,6 @@
-"""PBN 2.1 export files of deals: the boards of `deals.boards` (scenarios in turn, each deal
+"""PBN 2.1 export files of deals: the boards of `deals.boards.board` (scenarios in turn, each deal
 turned so that the opener deals), each naming its scenario in `[Event]` and in a comment,
-with a `[Generator]` tag saying how to deal it again (`deals.pbn` writes the games).
+with a `[Generator]` tag saying how to deal it again (`deals.boards.pbn` writes the games).
 
 The boards interleave the scenarios: held outcomes are written at `end`; streamed scenarios
 (`deals.formats.stream`) a chunk of boards at a time, the scenarios dealt side by side.
@@ -14,9 +14,9 @@ import io
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
-from ..boards import BoardDeal, board
+from ..boards.board import BoardDeal, board
 from ..outcome import outcome_boards
-from ..pbn import PbnExportWriter, PbnGame, PbnTag, row_strings
+from ..boards.pbn import PbnExportWriter, PbnGame, PbnTag, row_strings
 from . import Context, said
 from .held import HeldDeals
 from .stream import ScenarioStream, board_chunks

@@ -1,9 +1,9 @@
 """A document's scenarios dealt while it is written (the `deals` command): each scenario's
 deals come a batch at a time (`deals.outcome.dealing`), so a writer holds a batch of each
 scenario, whatever the count, and writes its lines a batch at a time as one byte table
-(`deals.byte_rows`).
+(`deals.boards.byte_rows`).
 
-A board's number depends on how many scenarios have deals (`deals.boards.board_runs`). A
+A board's number depends on how many scenarios have deals (`deals.boards.board.board_runs`). A
 scenario fails only before its first batch, and one that yields a batch gives every deal
 asked, so `open_streams` deals each scenario to its first batch (or its failure) before a
 writer writes anything; then every board's number is known. JSON writes the scenarios one
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..boards import board_runs
+from ..boards.board import board_runs
 from ..outcome import ScenarioDeals, dealing
-from ..pbn import PBN_DEAL_LENGTH, format_rows
+from ..boards.pbn import PBN_DEAL_LENGTH, format_rows
 
 if TYPE_CHECKING:
     from bridgeshape_mirror.dsl.model import Scenario
 
-    from ..rng import Rng
+    from ..drawing.rng import Rng
 
 
 class ShortStream(RuntimeError):
@@ -66,7 +66,7 @@ class ScenarioStream:
         return o if o is not None and o.no_deals_reason else None
 
     def rows(self) -> Iterator[np.ndarray]:
-        """The deals, a batch at a time, as `(k, 69)` uint8 PBN rows (`deals.pbn.format_rows`)."""
+        """The deals, a batch at a time, as `(k, 69)` uint8 PBN rows (`deals.boards.pbn.format_rows`)."""
         batch, self._first = self._first, None
         while batch is not None:
             rows = format_rows(batch)
@@ -95,7 +95,7 @@ def open_streams(scenarios: Sequence[tuple[int, Scenario]], count: int, rngs: Se
 
 def deal_boards(counts: Sequence[int], place: int, start: int, stop: int) -> np.ndarray:
     """The board numbers (int64) of deals `start` up to `stop` of the scenario at `place`
-    among scenarios with `counts` deals (`deals.boards.board_runs`)."""
+    among scenarios with `counts` deals (`deals.boards.board.board_runs`)."""
     parts = []
     for run in board_runs(counts):
         low, high = max(start, run.depth), min(stop, run.limit)
@@ -121,7 +121,7 @@ class BoardChunk:
 
 def board_chunks(streams: Sequence[ScenarioStream], most: int) -> Iterator[BoardChunk]:
     """Every deal of `streams` as boards in order, at most `most` boards a chunk: within a run
-    (`deals.boards.BoardRun`) the same scenarios take turns, so a chunk is the next deals of
+    (`deals.boards.board.BoardRun`) the same scenarios take turns, so a chunk is the next deals of
     each of them, side by side. Each scenario's batches are read as the boards need them."""
     readers = [s.rows() for s in streams]
     held: list[list[np.ndarray]] = [[] for _ in streams]

@@ -10,7 +10,7 @@ Everything SEMANTICS 3 defines is a sum of such measures against a bound, joined
   two suits at least 5 together (no two doubletons: 4333, 4432, 5332); one_suiter = some
   suit 6+ and the others 0..3; two_suiter = a suit 5+, another 4+, the other two 0..3;
   three_suiter = three suits 4+ (4441, 5440). Each is the sorted-lengths rule of SEMANTICS 3
-  said suit by suit (`tests/test_exports_scripts.py` holds them to `deals.predicate` on
+  said suit by suit (`tests/test_exports_scripts.py` holds them to `deals.rules.predicate` on
   every pattern).
 """
 
@@ -24,7 +24,7 @@ from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LEN
 from bridgeshape_mirror.dsl.model import SUITS, Position, Range, Scenario, ShapeClass, Suit
 
 from ..errors import NotExpressible
-from ..handled import Handles, UnhandledField
+from ..rules.handled import Handles, UnhandledField
 
 
 class Kind(StrEnum):

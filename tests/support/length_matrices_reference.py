@@ -9,7 +9,7 @@ from math import factorial
 
 import numpy as np
 
-from bridgeshape_mirror.deals.predicate import shape_class
+from bridgeshape_mirror.deals.rules.predicate import shape_class
 from bridgeshape_mirror.dsl.model import SUITS, Role, Scenario
 
 

@@ -11,11 +11,11 @@ import numpy as np
 from hypothesis import strategies as st
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.deals.cards import Deal
-from bridgeshape_mirror.deals.predicate import satisfies
-from bridgeshape_mirror.deals.rng import make_rng
-from bridgeshape_mirror.deals.rules import compile_scenario
-from bridgeshape_mirror.deals.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.boards.cards import Deal
+from bridgeshape_mirror.deals.rules.predicate import satisfies
+from bridgeshape_mirror.deals.drawing.rng import make_rng
+from bridgeshape_mirror.deals.rules.compiled import compile_scenario
+from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
 
 
 HCP_OF_RANK = np.array([4, 3, 2, 1] + [0] * 9)

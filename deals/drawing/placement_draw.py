@@ -1,6 +1,6 @@
 """Exact draws of deals whose only rules are HCP totals, from the honour-placement count.
 
-`deals.honour_placements` counts such a scenario as a sum over pairs (p, q) of placements of
+`deals.counting.honour_placements` counts such a scenario as a sum over pairs (p, q) of placements of
 the honours, p of the first half of the ranks (A, K) and q of the second (Q, J), of
 
     w(p) w(q) * spots(h),   h = the seats' honour counts, spots(h) = 36! / prod_s (13 - h_s)!
@@ -11,18 +11,18 @@ one such pair, one of its w(p) w(q) card assignments and one of its spots(h) spo
 drawing backwards through the sum is uniform over the deals that satisfy the scenario:
 
 1. the vector of honour counts h, with weight spots(h) * (sum of w(p) w(q) over the pairs
-   in range with counts h): Python ints past int64, drawn exactly by `deals.exact_choice`;
+   in range with counts h): Python ints past int64, drawn exactly by `deals.drawing.exact_choice`;
 2. the pair (p, q) among those, with weight w(p) w(q) (int64: at most 4**16 together);
 3. per honour rank, which suit's card goes to which seat: a uniform permutation of the suits
    read against the rank's composition (each of the 4! / prod a_s! assignments equally);
 4. the spots: a uniform permutation of the 36, cut in runs of 13 - h_s for the seats.
 
-No rejection at all (beyond `deals.exact_choice`'s, one in 2**40 or so). The tables (every
+No rejection at all (beyond `deals.drawing.exact_choice`'s, one in 2**40 or so). The tables (every
 pair in range, sorted by h) take 12 bytes a pair, at most 1.5 million pairs: under 20 MB.
 
 `PlacementDraw` takes the deck's shape (suits, honour HCP, spots per suit, cards per hand)
 as parameters so that tests can check it against every deal of a small deck; a card's id is
-`suit * (honours + spots) + rank`, honours first, as in `deals.cards`.
+`suit * (honours + spots) + rank`, honours first, as in `deals.boards.cards`.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ import numpy as np
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SUIT_LETTERS
 
 from .exact_choice import BigChoice, GroupedWeights
-from .honour_placements import SEATS, half_placements, rank_compositions
+from ..counting.honour_placements import SEATS, half_placements, rank_compositions
 from .rng import Rng
-from .rules import CompiledScenario
+from ..rules.compiled import CompiledScenario
 
 #: Pairs of placements examined per block, to bound the temporaries (as the count does).
 _BLOCK = 1 << 20

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .boards import VULNERABILITY_CYCLE, board, dealer_and_vulnerable
+from .board import VULNERABILITY_CYCLE, board, dealer_and_vulnerable
 
 #: Fills a field shorter than its columns; cut out of the text whole.
 PAD = 0
@@ -44,7 +44,7 @@ def constant(text: str) -> np.ndarray:
 
 def cycle_places(numbers: np.ndarray) -> np.ndarray:
     """Each board's row in the tables of boards 1..16 (`board_columns`, `board_dealers`):
-    dealer and vulnerability repeat every 16 boards (`deals.boards`)."""
+    dealer and vulnerability repeat every 16 boards (`deals.boards.board`)."""
     return (np.asarray(numbers, dtype=np.int64) - 1) % len(VULNERABILITY_CYCLE)
 
 

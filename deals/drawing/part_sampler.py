@@ -1,4 +1,4 @@
-"""Exact draws of one partnership's two hands from a `PairModel` (see `deals.sampler` for the method).
+"""Exact draws of one partnership's two hands from a `PairModel` (see `deals.drawing.sampler` for the method).
 
 `draw_part(model, n, rng)` returns up to `n` rows of a `(rows, 52)` int8 seat-of-card array
 with the cards of seat a and seat b set and every other card -1. Each row is uniform over
@@ -19,7 +19,7 @@ Steps, each an exact draw from integer weights:
 7. per suit, the spot cards, by a uniform permutation of the nine spots.
 
 Steps 2-5 read the HCP tables of each pair's two halves (suits 1+2 and 3+4: P12, P34 and
-R34, see `deals.counting`). The model does not keep them: a small draw (the mirror's few
+R34, see `deals.counting.partnership`). The model does not keep them: a small draw (the mirror's few
 deals) rebuilds only the halves its rows use, with the same functions the count used; a
 draw of `FULL_TABLES_FROM` rows or more builds every half's tables once and keeps them on
 the model. Same values either way, so the same deals from the same seed.
@@ -39,10 +39,10 @@ import hashlib
 
 import numpy as np
 
-from .counting import PairModel
-from .exact import exact_sum
+from ..counting.partnership import PairModel
+from ..counting.exact import exact_sum
 from .rng import Rng, SearchGuide
-from .tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
+from ..counting.tables import MASK_COUNT, MASK_HCP, honour_splits, length_vectors, split_weights
 
 
 @functools.cache

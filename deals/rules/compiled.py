@@ -6,7 +6,7 @@ and answers, vectorised over many hands at once, "do these lengths pass" (`lengt
 combined length in one of its suits. `compile_scenario` applies SEMANTICS section 3, including
 the wildcard's candidate suits; a wildcard with no candidate left raises `Unsatisfiable`.
 
-The rules are the sampler's view of the scenario. `deals.predicate` checks deals against the
+The rules are the sampler's view of the scenario. `deals.rules.predicate` checks deals against the
 `Scenario` itself, written independently, so the two can be compared in tests.
 """
 
@@ -20,7 +20,7 @@ from bridgeshape_mirror.dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MA
 from bridgeshape_mirror.dsl.model import Pair, Position, Role, Scenario, ShapeClass, SUITS, written_fields
 
 from . import reasons
-from .errors import Unsatisfiable
+from ..errors import Unsatisfiable
 from .handled import Handles
 from .reasons import Reason
 
@@ -143,7 +143,7 @@ class CompiledScenario:
     seat_rules: tuple[SeatRule, SeatRule, SeatRule, SeatRule]
     parts: tuple[PartRules, PartRules] = field(default=())  # type: ignore[assignment]
     #: The constraint fields its scenario set (`dsl.model.written_fields`), for the counters
-    #: and draws to decline what they do not handle (`deals.handled`). Out of equality and
+    #: and draws to decline what they do not handle (`deals.rules.handled`). Out of equality and
     #: repr: the rules alone key the caches and seed the estimates.
     written: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 

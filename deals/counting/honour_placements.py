@@ -30,8 +30,8 @@ import numpy as np
 
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, HAND_CARDS, HONOUR_HCP, SEAT_LETTERS, SUIT_LETTERS
 
-from .handled import Handles
-from .rules import CompiledScenario, SeatRule
+from ..rules.handled import Handles
+from ..rules.compiled import CompiledScenario, SeatRule
 
 #: HCP totals alone are counted (`hcp_only`); the other fields are declined by their rules.
 HONOUR_PLACEMENTS = Handles("the honour placements' count and draw")
@@ -125,7 +125,7 @@ def placement_count(
     return total
 
 
-# --- Accessors for drawing (`deals.placement_draw`): the same tables the count reads. ---
+# --- Accessors for drawing (`deals.drawing.placement_draw`): the same tables the count reads. ---
 
 
 def half_placements(

@@ -1,6 +1,6 @@
 """Exact draws of deals from the column products' positive term, HCP cells included.
 
-`deals.column_products` counts a term as a sum over the meeting pairs p = (group s of the
+`deals.counting.column_products` counts a term as a sum over the meeting pairs p = (group s of the
 first half, group 13 - s of the second) of A_s . R(B_(13-s)), A and B over the HCP cells of
 the seats with HCP rules (capped, or exact with a band), R the box sums. The positive term
 (per-suit length ranges of every seat, fits and wildcards in one suit, shapes, HCP totals,
@@ -8,7 +8,7 @@ per-suit HCP: every rule but the disjunctions over several suits) is drawn backw
 through that sum, so that each of its deals comes out with the same probability:
 
 1. (p, a), a a cell of the first half, with weight A_p[a] * R(B_p)[a]. The products pass
-   int64: as in `deals.exact_choice.draw_rounded`, they are rounded up to multiples of 2**s
+   int64: as in `deals.drawing.exact_choice.draw_rounded`, they are rounded up to multiples of 2**s
    (s the least shift that keeps their total inside int64; from float64 products with a
    margin, so never below), (p, a) is drawn by the rounded weights (one int64 cumulative
    sum over every pair and live cell) and kept with probability exact / rounded by an
@@ -39,7 +39,7 @@ honours' cells. Exact: every weight is an int64 below 2**46 and every segment's 
 entry of A, B, R(B) or K (below 2**45), so a block of 2**17 segments stays below 2**62.
 Disjunctions over several suits (wildcards, fits in one of several suits, and wildcards with
 an HCP part) are not in the positive term: the sampler checks the whole scenario after the
-draw and rejects the rest, at the rate count / positive term (`deals.sampler`).
+draw and rejects the rest, at the rate count / positive term (`deals.drawing.sampler`).
 
 Not drawn here (None from `column_draw`, the other paths stay): what `column_products`
 does not count (`counts`) or counts past its budget, and terms whose tables would pass
@@ -57,13 +57,13 @@ import numpy as np
 
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
-from .column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
-from .exact import exact_dot
+from ..counting.column_products import MAX_TABLE_BYTES, ColumnCount, Half, PreparedHalf, counts
+from ..counting.exact import exact_dot
 from .exact_choice import GroupedWeights, draw_rounded
-from .length_matrices import spot_ways
+from ..counting.length_matrices import spot_ways
 from .rng import Rng
-from .rules import CompiledScenario
-from .tables import honour_owners, length_vectors
+from ..rules.compiled import CompiledScenario
+from ..counting.tables import honour_owners, length_vectors
 
 #: The most the drawing tables may weigh (A, B, R(B) per group, the cells' meeting relation).
 MAX_DRAW_BYTES = 120 * 2**20
@@ -107,7 +107,7 @@ class ColumnDraw:
         #: The positive term's count: the deals this draws from.
         self.count = exact_dot(self._A[self._ra], self._R[self._rb]) if len(self._ra) else 0
         # step 1's weights A * R(B) rounded up to multiples of 2**shift within int64, and
-        # the rounding undone by an exact test (`deals.exact_choice.draw_rounded`)
+        # the rounding undone by an exact test (`deals.drawing.exact_choice.draw_rounded`)
         entries = len(self._ra) * self._live
         self._shift = max(0, self.count.bit_length() + max(entries, 1).bit_length() - _TOTAL_BITS)
         if self._shift == 0:

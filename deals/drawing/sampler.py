@@ -4,11 +4,11 @@ Method
 ------
 A scenario's constraints split by partnership: the rules of opener and responder plus the
 declarer fits, and the rules of opp1 and opp2 plus the defence fits. A partnership is
-counted exactly by `deals.counting.PairModel` (pairs of length vectors, per-suit HCP tables,
+counted exactly by `deals.counting.partnership.PairModel` (pairs of length vectors, per-suit HCP tables,
 a meet-in-the-middle 2-D convolution, inclusion-exclusion for a wildcard's HCP); one seat
 alone (no fit) is counted as single hands ("rest mode").
 
-Sampling draws a *core* exactly from its counts (`deals.part_sampler`: lengths, HCP per
+Sampling draws a *core* exactly from its counts (`deals.drawing.part_sampler`: lengths, HCP per
 suit, honours, spots, every step an exact integer-weighted draw), then deals every card not
 yet placed uniformly at random to the seats that hold nothing yet. That makes each deal of
 the core's superset S' equally likely, where S' is "the core satisfies its rules, leaving
@@ -24,15 +24,15 @@ are exactly uniform.
   constrained seat is counted alone, and a partnership as a whole when that is cheap (one
   seat and fits, or at most `SMALL_PARTNERSHIP` pairs of length vectors); the core is the
   candidate with the smallest exact probability (fewest rejections), the rest is checked by
-  rejection. The probability is exact: by `deals.crossing` when at most two seats have HCP
-  rules (the overcall examples), by `deals.honour_placements` when the rules are HCP
+  rejection. The probability is exact: by `deals.counting.crossing` when at most two seats have HCP
+  rules (the overcall examples), by `deals.counting.honour_placements` when the rules are HCP
   totals only (any number of seats, no length rule: in hundredths of a second), by
-  `deals.column_products` when the length rules are per suit or shapes (ranges, wildcard
+  `deals.counting.column_products` when the length rules are per suit or shapes (ranges, wildcard
   lengths, fits, shape classes: the take-out doubles and the sample's Cue-bid and Contro
   sputnik scenarios, three seats with HCP rules, in about a second), else by
-  `deals.length_matrices`, which counts any scenario through its 4x4 length matrices
+  `deals.counting.length_matrices`, which counts any scenario through its 4x4 length matrices
   (wildcards with HCP); all are
-  cached on disk by `deals.cache`. Only a scenario past both budgets (say, four seats
+  cached on disk by `deals.counting.cache`. Only a scenario past both budgets (say, four seats
   with HCP rules and length rules) is *estimated*: P(S') (exact)
   times the acceptance rate, with a 95% Wilson interval, on at least `MIN_ESTIMATE_DRAWS`
   draws: the caller's own draws when it made that many, else exactly `MIN_ESTIMATE_DRAWS`
@@ -43,12 +43,12 @@ Drawing from the exact counts (both partnerships constrained, probability exact)
 supersets of the scenario tie all four seats together and are drawn exactly, with no
 rejection of their own:
 - the deals where every seat's HCP total is in range, all other rules dropped, drawn from
-  the honour-placement count (`deals.placement_draw`). When the scenario's rules are HCP
-  totals only (`deals.honour_placements.hcp_only`) it is the scenario itself: nothing is
+  the honour-placement count (`deals.drawing.placement_draw`). When the scenario's rules are HCP
+  totals only (`deals.counting.honour_placements.hcp_only`) it is the scenario itself: nothing is
   checked or rejected, and a scenario of probability 1e-10 deals as fast as a common one;
 - the deals whose every suit's lengths pass the per-suit length rules (suit ranges, fits
   and wildcards in one suit; HCP, shapes and disjunctions over several suits dropped),
-  drawn from the column products' sum with one HCP cell (`deals.length_draw`).
+  drawn from the column products' sum with one HCP cell (`deals.drawing.length_draw`).
 The rarest of the core and these proposes the deals, and the whole scenario is checked as
 above (a scenario rare by its HCP, `opener hcp:27+ S:4+; opp1 hcp:11+ H:5+; responder
 hcp:0-1`, then rejects 91% instead of 99.9%; one rare by its lengths, `opener S:8+ hcp:10+;
@@ -61,7 +61,7 @@ HCP bounds, which is why a core that rejects little is left alone; kept for
 `DRAWS_CACHE_SIZE` scenarios) and keeps the rarest. A smaller call (the mirror's ten deals
 of a common scenario) keeps the core, which is cheaper there. A third superset covers a
 scenario rare by its HCP and its lengths at once (each of those two alone far larger): the
-column products' positive term with its HCP cells (`deals.column_draw`: every rule but the
+column products' positive term with its HCP cells (`deals.drawing.column_draw`: every rule but the
 disjunctions over several suits, so that only those reject; none when there are none). Its
 tables cost 0.2-0.5 s and a proposal about `COLUMN_PROPOSAL_COST` of the core's, so a call
 expecting at least `COLUMN_DRAW_FROM` proposals by rejection builds it (whatever the core's
@@ -69,7 +69,7 @@ rate: benchmark C's 100,000 deals take it), and keeps it when its count times th
 below the best (a positive term of HCP totals only, benchmark E's, is counted first by the
 honour placements, so that its tables are not built in vain; one such table is kept, up to
 `column_draw.MAX_DRAW_BYTES`). A fourth covers a scenario rare by its disjunctions over
-several suits: the union of the terms that pin each to one suit (`deals.union_draw`: exactly
+several suits: the union of the terms that pin each to one suit (`deals.drawing.union_draw`: exactly
 the scenario, each deal kept with probability 1 / the terms holding it), built when the
 deals asked would pay for `UNION_PROPOSALS_PER_CLASS` proposals a class of its tables plus
 its own, and kept when its sum of term counts times `COLUMN_PROPOSAL_COST` is below the
@@ -100,18 +100,18 @@ import numpy as np
 from bridgeshape_mirror.dsl.deck import RANK_HCP
 from bridgeshape_mirror.dsl.model import Scenario
 
-from .cache import Bounded
-from .counting import PAIR_MODELS, PairModel, length_pairs
-from .errors import TooRare, Unsatisfiable
-from .feasibility import joint_contradiction, why_empty
-from .honour_placements import hcp_only, placement_count
+from ..counting.cache import Bounded
+from ..counting.partnership import PAIR_MODELS, PairModel, length_pairs
+from ..errors import TooRare, Unsatisfiable
+from ..counting.feasibility import joint_contradiction, why_empty
+from ..counting.honour_placements import hcp_only, placement_count
 from .part_sampler import draw_part
-from .probability import Probability, wilson
-from .reasons import BOTH_PARTNERSHIPS, Reason
+from ..probability import Probability, wilson
+from ..rules.reasons import BOTH_PARTNERSHIPS, Reason
 from .rng import Rng, make_rng, order_statistics, top_bits
-from .rules import FREE, CompiledScenario, PartRules, compile_scenario
-from .symmetry import canonical_part
-from .tables import ALL_DEALS
+from ..rules.compiled import FREE, CompiledScenario, PartRules, compile_scenario
+from ..counting.symmetry import canonical_part
+from ..counting.tables import ALL_DEALS
 
 BATCH = 16384
 MIN_ESTIMATE_DRAWS = 20_000
@@ -124,12 +124,12 @@ EXACT_DRAW_FROM = 4096
 #: ... and, unless the scenario is HCP totals only, a core accepting less than this.
 PLACEMENTS_BELOW_RATE = 0.05
 #: Expected proposals by rejection from which the column products' positive term is built
-#: too (`deals.column_draw`: 0.2-0.5 s, the cost of some 30,000-50,000 core proposals) ...
+#: too (`deals.drawing.column_draw`: 0.2-0.5 s, the cost of some 30,000-50,000 core proposals) ...
 COLUMN_DRAW_FROM = 40_000
 #: ... and kept when its count times this (its proposals cost about that many of the core's,
 #: measured on benchmark C) is below the best superset's.
 COLUMN_PROPOSAL_COST = 3
-#: The union of cover terms (`deals.union_draw`, disjunctions over several suits pinned to
+#: The union of cover terms (`deals.drawing.union_draw`, disjunctions over several suits pinned to
 #: one suit each) is built when the proposals expected from the best superset so far exceed
 #: its own (column-drawn, this many a deal: its terms overlap little; benchmark E's 1.2) ...
 UNION_OVERLAP = 1.25
@@ -301,13 +301,13 @@ REST_ROWS = 16384
 
 
 #: The models kept for reuse: at most this many, holding at most this many bytes together.
-#: A model keeps its counts, not its HCP tables (`deals.part_sampler` rebuilds the few a
+#: A model keeps its counts, not its HCP tables (`deals.drawing.part_sampler` rebuilds the few a
 #: small draw needs), so most weigh well under 5 MB; one that built its full draw tables
 #: for a long run can weigh tens of MB, and the byte budget pushes the oldest out.
 MODEL_CACHE_SIZE = 256
 MODEL_CACHE_BYTES = 160 * 2**20
 _MODELS: Bounded[PartRules, PairModel] = Bounded(lambda model: model.nbytes)
-#: Per renaming class of rules (`deals.symmetry.canonical_part`), the last rules of it
+#: Per renaming class of rules (`deals.counting.symmetry.canonical_part`), the last rules of it
 #: modelled and their renaming: a model of theirs may be renamed rather than counted again.
 _RENAMED: dict[PartRules, tuple[PartRules, tuple[int, ...]]] = {}
 
@@ -356,8 +356,8 @@ class ScenarioSampler:
         self._accepted = 0
         self._drawn = 0
         self.probability: Probability | None = None
-        #: A superset drawn exactly (`deals.placement_draw`, `deals.length_draw`,
-        #: `deals.column_draw`, `deals.union_draw`), once `batches` has found it rarer than
+        #: A superset drawn exactly (`deals.drawing.placement_draw`, `deals.drawing.length_draw`,
+        #: `deals.drawing.column_draw`, `deals.drawing.union_draw`), once `batches` has found it rarer than
         #: the core's; it then proposes every deal, `BATCH` at a time unless it says its own
         #: `batch` (a union: about `BATCH` for the class it draws most).
         self.exact_draw: PlacementDraw | LengthDraw | ColumnDraw | UnionDraw | None = None
@@ -380,7 +380,7 @@ class ScenarioSampler:
                     self.checked = (self.core.part,)
             return
         # Both partnerships constrained. Count every constrained seat alone (cheap), and whole
-        # partnerships when that is cheap; the probability is exact when `deals.crossing`
+        # partnerships when that is cheap; the probability is exact when `deals.counting.crossing`
         # covers the scenario, estimated otherwise.
         candidates = []
         for part in parts:
@@ -516,7 +516,7 @@ class ScenarioSampler:
             self._drawn = self._accepted = 0  # the rate seen so far was the old core's
 
     def _try_union(self, left: int, best: int) -> bool:
-        """Take the union of cover terms (`deals.union_draw`) when the scenario has
+        """Take the union of cover terms (`deals.drawing.union_draw`) when the scenario has
         disjunctions over several suits, the proposals that `left` deals expect from the
         best superset so far (`best`: its count weighed by its proposals' cost, in core
         proposals) exceed the union's own (at `COLUMN_PROPOSAL_COST`, `UNION_OVERLAP` a
@@ -601,8 +601,8 @@ class ScenarioSampler:
         """How many of `draws` proposals are accepted, with proposals drawn from a generator
         seeded by the compiled scenario alone (`rules_rng`): the estimate is a property of
         the rules, the same on every page that repeats them, so it is computed once per
-        process (and remembered on disk by `deals.cache`), not once per page."""
-        from . import cache
+        process (and remembered on disk by `deals.counting.cache`), not once per page."""
+        from ..counting import cache
 
         key = (self.compiled, draws)
         accepted = _ESTIMATES.get(key)
@@ -652,7 +652,7 @@ def column_draw(compiled: CompiledScenario) -> ColumnDraw | None:
 @functools.lru_cache(maxsize=1)  # a few column draws' tables each: one is kept
 def union_draw(compiled: CompiledScenario) -> UnionDraw | None:
     """The drawing tables of a scenario's union of cover terms, or None when
-    `deals.union_draw` does not draw it."""
+    `deals.drawing.union_draw` does not draw it."""
     from .union_draw import union_draw as build
 
     return build(compiled, UNION_MAX_CLASSES)
@@ -660,10 +660,10 @@ def union_draw(compiled: CompiledScenario) -> UnionDraw | None:
 
 def positive_term(compiled: CompiledScenario) -> CompiledScenario:
     """The scenario without its disjunctions over several suits
-    (`column_products.over_several_suits`): what `deals.column_draw` draws from."""
+    (`column_products.over_several_suits`): what `deals.drawing.column_draw` draws from."""
     from dataclasses import replace
 
-    from .column_products import over_several_suits
+    from ..counting.column_products import over_several_suits
 
     def kept(rule):
         return replace(rule, wildcard=None) if over_several_suits(rule) else rule
@@ -688,16 +688,16 @@ _RULES_TAG = 0x72756C65  # "rule"
 
 
 def exact_cross_count(compiled: CompiledScenario) -> int | None:
-    """The exact count of a scenario tying both partnerships together: `deals.honour_placements`
-    when its rules are HCP totals only, `deals.crossing` when it covers the scenario (fast),
-    else `deals.column_products` when its length rules are per suit (ranges, and wildcards
-    and fits by inclusion-exclusion) within its budget, else `deals.length_matrices` within
+    """The exact count of a scenario tying both partnerships together: `deals.counting.honour_placements`
+    when its rules are HCP totals only, `deals.counting.crossing` when it covers the scenario (fast),
+    else `deals.counting.column_products` when its length rules are per suit (ranges, and wildcards
+    and fits by inclusion-exclusion) within its budget, else `deals.counting.length_matrices` within
     theirs, else None. Remembered on disk (each can take up to a second or two), under the
-    scenario's representative among the renamings of its suits (`deals.symmetry.canonical`:
+    scenario's representative among the renamings of its suits (`deals.counting.symmetry.canonical`:
     the same count), so that the same auction in another suit is read, not counted again."""
-    from . import cache
-    from .handled import EVERY_FIELD
-    from .symmetry import canonical
+    from ..counting import cache
+    from ..rules.handled import EVERY_FIELD
+    from ..counting.symmetry import canonical
 
     if compiled.written - EVERY_FIELD:
         # A field newer than the counters: each declines it, and the disk cache, keyed by the
@@ -717,10 +717,10 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
 
 def _counted_afresh(compiled: CompiledScenario) -> int | None:
     # The counting modules only on a miss: importing them costs more than reading the count.
-    from .column_products import column_count
-    from .crossing import cross_count
-    from .honour_placements import scenario_count
-    from .length_matrices import matrix_count
+    from ..counting.column_products import column_count
+    from ..counting.crossing import cross_count
+    from ..counting.honour_placements import scenario_count
+    from ..counting.length_matrices import matrix_count
 
     count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
     if count is None:

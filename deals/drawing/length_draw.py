@@ -1,7 +1,7 @@
 """Exact draws of deals whose length matrix passes per-suit length rules, HCP left out.
 
 The superset: every deal whose columns (a suit's lengths at the four seats) each pass the
-scenario's per-suit conditions, that is the positive term of `deals.column_products.
+scenario's per-suit conditions, that is the positive term of `deals.counting.column_products.
 column_terms` (suit ranges of every seat, fits and wildcards in one suit; wildcards and
 fits over several suits, shapes and every HCP rule dropped). Given its length matrix L, a
 deal's suits are independent, suit k dealt in m(L[:, k]) = 13! / prod_s L[s, k]! ways, so
@@ -11,10 +11,10 @@ deal's suits are independent, suit k dealt in m(L[:, k]) = 13! / prod_s L[s, k]!
     B_t = the same over suits 3 and 4,
 
 the column products' sum with one HCP cell. Drawn backwards: the pair of groups (r, 13 - r)
-with weight A_r B_(13-r) (past int64: `deals.exact_choice`), a pair of columns in each with
+with weight A_r B_(13-r) (past int64: `deals.drawing.exact_choice`), a pair of columns in each with
 weight m(c1) m(c2) (below 2**41), then each suit's 13 cards by a uniform permutation cut in
 runs of the column's lengths. Exactly uniform over the superset, no rejection of its own;
-the sampler checks the rest (`deals.sampler`). Tables: at most 560 x 560 pairs a half.
+the sampler checks the rest (`deals.drawing.sampler`). Tables: at most 560 x 560 pairs a half.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import numpy as np
 
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
-from .column_products import column_terms
+from ..counting.column_products import column_terms
 from .exact_choice import BigChoice, GroupedWeights
 from .rng import Rng
-from .rules import CompiledScenario
-from .tables import length_code, length_vectors, within_thirteen
+from ..rules.compiled import CompiledScenario
+from ..counting.tables import length_code, length_vectors, within_thirteen
 
 _SEATS = 4
 

@@ -1,6 +1,6 @@
 """Proofs that a scenario is empty: the words for an empty count, and contradictions between
 the four seats that per-partnership counts cannot see (necessary conditions only: a scenario
-these pass may still be empty; see `deals.sampler` for what happens then).
+these pass may still be empty; see `deals.drawing.sampler` for what happens then).
 
 - totals over the four seats: HCP (40 in the deck), cards of each suit (13), HCP of each
   suit (10), a named fit against the other partnership's minimum lengths;
@@ -26,9 +26,9 @@ from bridgeshape_mirror.dsl.deck import (
 )
 from bridgeshape_mirror.dsl.model import SUITS
 
-from . import reasons
-from .reasons import Reason
-from .rules import CompiledScenario, PartRules
+from ..rules import reasons
+from ..rules.reasons import Reason
+from ..rules.compiled import CompiledScenario, PartRules
 
 
 def why_empty(part: PartRules) -> Reason:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from bridgeshape_mirror.dsl.deck import SUIT_INDEX
 from bridgeshape_mirror.dsl.model import SUITS, Range, Scenario, ShapeClass
 
-from .cards import Deal, Hand
+from ..boards.cards import Deal, Hand
 from .handled import Handles
 
 #: The fields `violations` checks, each below.

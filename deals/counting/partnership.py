@@ -48,8 +48,8 @@ import numpy as np
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
-from .handled import Handles
-from .rules import PartRules, SeatRule
+from ..rules.handled import Handles
+from ..rules.compiled import PartRules, SeatRule
 
 #: One partnership's models (`PairModel`): exact for these, a superset for any other field
 #: (their proposals are then checked by the rules, and the probability estimated).
@@ -396,13 +396,13 @@ class PairModel:
         """`force_pair`: enumerate pairs of length vectors even when seat b has no rule (the
         cross-partnership counts need the count of every pair). `count_only`: drop the
         tables only the sampler needs, once counted (they are the bulk of the memory).
-        `alike`: classes of suits the whole scenario treats alike (`deals.symmetry`; with
+        `alike`: classes of suits the whole scenario treats alike (`deals.counting.symmetry`; with
         `force_pair` and `count_only` only): keep one pair of length vectors per orbit,
         `multiplicity` saying how many pairs it stands for. `renaming`: (a model of these
         rules with the suits renamed, `suit_of[k]` its suit for suit k here): each pair of
         length vectors weighs what its renamed pair weighs there (the same hands, renamed),
         so the weights are looked up, not counted; every array is the one counting makes,
-        in its order, so the draws are the same (`deals.sampler.pair_model`)."""
+        in its order, so the draws are the same (`deals.drawing.sampler.pair_model`)."""
         single_threaded_blas()
         self.part = part
         ra, rb = part.rules

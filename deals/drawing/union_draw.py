@@ -8,9 +8,9 @@ union of the terms T that pin each such disjunction to one of its suits (opener 
 three). A term has no disjunction over several suits left (a pinned wildcard is a length
 range on its suit, and with an HCP part an HCP range there too; a pinned fit is a fit in
 one suit), so it is its own positive column-products term, drawn exactly by
-`deals.column_draw` and counted by it.
+`deals.drawing.column_draw` and counted by it.
 
-Draw a term with probability |T| / sum |T| (`deals.exact_choice`: the counts pass int64),
+Draw a term with probability |T| / sum |T| (`deals.drawing.exact_choice`: the counts pass int64),
 a deal uniformly in it, and keep it with probability 1 / m(deal), m the number of terms
 holding the deal (the product over the disjunctions of how many of their suits the deal
 passes). A deal d of S comes out with probability sum over the m(d) terms holding it of
@@ -21,7 +21,7 @@ six-card suits in one hand, two fits of nine).
 Terms equal up to an order of the suits share their tables: each term is brought to the
 canonical order of its class (its suits sorted by what the rules say of each), the class's
 tables are built once, and a deal drawn there gets the term's order of suits back. Terms
-the seats contradict are left out (`deals.feasibility`): benchmark E's 64 are 48, in 3
+the seats contradict are left out (`deals.counting.feasibility`): benchmark E's 64 are 48, in 3
 classes; a scenario naming a suit (`opener S:3+ x:5+`) has fewer shared.
 """
 
@@ -36,13 +36,13 @@ import numpy as np
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .column_draw import MAX_DRAW_BYTES, ColumnDraw, column_draw
-from .column_products import counts, over_several_suits
+from ..counting.column_products import counts, over_several_suits
 from .exact_choice import BigChoice
-from .feasibility import joint_contradiction
+from ..counting.feasibility import joint_contradiction
 from .rng import Rng
-from .rules import CompiledScenario, FitRule, PartRules, SeatRule
+from ..rules.compiled import CompiledScenario, FitRule, PartRules, SeatRule
 from .sampler import seat_features
-from .symmetry import canonical_order, renamed, suit_signature
+from ..counting.symmetry import canonical_order, renamed, suit_signature
 
 #: The most terms (the product of the disjunctions' suits) the union is tried with.
 MAX_TERMS = 256
@@ -122,7 +122,7 @@ def _classes(compiled: CompiledScenario):
 
 def union_draw(compiled: CompiledScenario, max_classes: int) -> UnionDraw | None:
     """The union's tables, or None when `class_count` says 0 or a class's tables are not
-    drawn by `deals.column_draw` (past its budgets), or all of them together would weigh
+    drawn by `deals.drawing.column_draw` (past its budgets), or all of them together would weigh
     more than one column draw may (`column_draw.MAX_DRAW_BYTES`)."""
     found = _classes(compiled)
     if found is None or not found[1] or len(found[1]) > max_classes:
@@ -159,7 +159,7 @@ def _pins(compiled: CompiledScenario) -> list[list[tuple[str, int, int, int]]]:
 def cover_terms(compiled: CompiledScenario) -> list[CompiledScenario]:
     """The terms: every way to pin each disjunction over several suits to one of its suits,
     those that no deal can pass (an empty range, or a contradiction between the seats:
-    `deals.feasibility.joint_contradiction`) left out."""
+    `deals.counting.feasibility.joint_contradiction`) left out."""
     rules = compiled.seat_rules
     terms = []
     for pins in product(*_pins(compiled)):
@@ -226,7 +226,7 @@ def _pinned(rule: SeatRule, suit: int) -> SeatRule:
 def _canonical(term: CompiledScenario) -> tuple[tuple, tuple[int, ...], CompiledScenario]:
     """The term's class: (its key, the order that takes the term to it, the class's term).
     The terms of one scenario differ only suit by suit, so a class is the list of the
-    suits' signatures in `deals.symmetry`'s canonical order, and the class's term is the
+    suits' signatures in `deals.counting.symmetry`'s canonical order, and the class's term is the
     term renamed to that order; `order[k]` is where the term's suit k goes."""
     ranked = canonical_order(term)
     order = tuple(ranked.index(k) for k in range(_SUITS))

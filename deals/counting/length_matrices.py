@@ -10,7 +10,7 @@ A K Q J (4**4 owners) of the ways to deal the nine spot cards (a multinomial). S
 
 where T_k is suit k's table over the HCP of the seats that have a total-HCP rule (per-suit
 HCP rules mask a seat's entries; the HCP of seats without a total rule are summed out) and
-* is convolution. This is what `deals.crossing` cannot do: three or four seats with HCP
+* is convolution. This is what `deals.counting.crossing` cannot do: three or four seats with HCP
 rules (the take-out double examples), shapes and wildcards on every seat, fits of both
 partnerships at once.
 
@@ -20,7 +20,7 @@ partnerships at once.
   21 x 13 x 9 = 2,457 cells per half instead of 21**3.
 - Meet in the middle: P12 = T_1 * T_2, P34 = T_3 * T_4, and L counts P12 . R34, R34 being the
   box sums of P34 (what each cell of P12 still allows; separable, one 0/1 matrix per seat).
-- Alike suits (`deals.symmetry`): only matrices whose columns are in order within each class
+- Alike suits (`deals.counting.symmetry`): only matrices whose columns are in order within each class
   of suits the scenario treats alike are counted, each times the arrangements it stands for
   (the take-out doubles: 15,516 of 364,540). Suit tables are keyed by (column, HCP masks),
   not by suit, so alike suits share them, and a half is keyed by its two tables unordered.
@@ -44,7 +44,7 @@ Cost is about (matrices counted) x (cells of a half), plus the distinct halves' 
 convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. Scenarios past
 `MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
 37 million matrices) get None, and the sampler estimates their probability instead.
-`deals.column_products` counts the scenarios whose length rules are per suit or shapes
+`deals.counting.column_products` counts the scenarios whose length rules are per suit or shapes
 without listing matrices (with this module's tables, capping and box sums, and for four
 seats with HCP rules one of them as a band on the others' sum: `banded_axes`; wildcards
 with HCP by masks per column); what is left here is what passes its budget.
@@ -63,8 +63,8 @@ from bridgeshape_mirror.dsl.deck import DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
 
 from .blas import single_threaded_blas
 from .exact import exact_dot
-from .handled import Handles
-from .rules import CompiledScenario, SeatRule
+from ..rules.handled import Handles
+from ..rules.compiled import CompiledScenario, SeatRule
 from .symmetry import representatives, suit_classes
 from .tables import honour_owners, length_code, length_vectors
 
@@ -213,7 +213,7 @@ class LengthMatrixCount:
 
     def __init__(self, compiled: CompiledScenario, dropped: int | None = None):
         """`dropped`: a seat whose HCP rule is not an axis but a band on the sum of the other
-        three (`banded_axes`; four seats with HCP rules, in `deals.column_products`)."""
+        three (`banded_axes`; four seats with HCP rules, in `deals.counting.column_products`)."""
         self.compiled = compiled
         self.rules: tuple[SeatRule, ...] = compiled.seat_rules
         self.band: SumBand | None = None
@@ -559,7 +559,7 @@ def matrix_limit(counter: LengthMatrixCount) -> int:
     return min(MAX_MATRICES, int(MAX_WORK * orbit // (counter.cells * terms)))
 
 
-#: Also what `deals.length_draw` draws from (a superset, its proposals checked).
+#: Also what `deals.drawing.length_draw` draws from (a superset, its proposals checked).
 LENGTH_MATRICES = Handles("the length matrices' count")
 
 

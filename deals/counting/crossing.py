@@ -8,7 +8,7 @@ vectors of a and b:
 
 N is the exact number of (hand of a, hand of b) with those lengths satisfying their rules
 (`PairModel` in pair mode, fits between a and b included; one pair per orbit of alike suits,
-see `deals.symmetry`). Z counts the hands of c taken from the 26 cards left (d gets the
+see `deals.counting.symmetry`). Z counts the hands of c taken from the 26 cards left (d gets the
 rest) that satisfy c's and d's length rules and every fit involving c or d. Seats c and d
 have no HCP rule, so which cards of a suit they hold does not matter, only how many:
 
@@ -23,7 +23,7 @@ have no HCP rule, so which cards of a suit they hold does not matter, only how m
 
 This covers the overcall examples of the reference (opener and opp1 with HCP, opp2's fit),
 and a responder's shape or long suit beside two seats with HCP rules. Three or more seats
-with HCP rules are not covered: `cross_count` returns None and `deals.length_matrices`
+with HCP rules are not covered: `cross_count` returns None and `deals.counting.length_matrices`
 counts the scenario instead.
 """
 
@@ -36,10 +36,10 @@ import numpy as np
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 
 from .cache import Bounded
-from .counting import PairModel, length_pairs
+from .partnership import PairModel, length_pairs
 from .exact import exact_dot
-from .handled import Handles
-from .rules import CompiledScenario, FitRule, PartRules, SeatRule
+from ..rules.handled import Handles
+from ..rules.compiled import CompiledScenario, FitRule, PartRules, SeatRule
 from .symmetry import canonical, suit_classes
 from .tables import comb_table, length_code, length_vectors
 
@@ -57,7 +57,7 @@ CROSSING = Handles("the crossing of two partnerships' counts")
 
 def cross_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when not covered. Counted
-    on its suits' representative renaming (`deals.symmetry.canonical`: the same count), so
+    on its suits' representative renaming (`deals.counting.symmetry.canonical`: the same count), so
     that a wiki's same auction over another suit shares the pair counts (`_pair_counts`)."""
     if not CROSSING.takes(compiled):
         return None

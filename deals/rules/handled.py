@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import DealsError
+from ..errors import DealsError
 
 if TYPE_CHECKING:
     from bridgeshape_mirror.dsl.model import Role, Scenario
 
-    from .rules import CompiledScenario
+    from .compiled import CompiledScenario
 
 #: The constraint fields of the DSL when this table was made; every consumer handles them. A
 #: field added to the model is added to each consumer that learns it

@@ -21,7 +21,7 @@ from math import factorial
 
 import numpy as np
 
-from .rules import CompiledScenario, FitRule, PartRules, SeatRule
+from ..rules.compiled import CompiledScenario, FitRule, PartRules, SeatRule
 
 
 def suit_classes(compiled: CompiledScenario) -> list[list[int]]:

@@ -1,10 +1,10 @@
 """Exact counts of whole deals whose length rules are conditions on the suits one at a time
 (and shapes).
 
-`deals.length_matrices` sums over every admissible 4 x 4 length matrix L (seat, suit). When
+`deals.counting.length_matrices` sums over every admissible 4 x 4 length matrix L (seat, suit). When
 L's admissibility is a product of conditions on its columns (a suit's lengths at the four
 seats: per-suit ranges of any seat, a fit in one named suit), the matrices need not be
-listed at all. With suit k's table T_k(c) over the capped HCP cells (`deals.length_matrices`:
+listed at all. With suit k's table T_k(c) over the capped HCP cells (`deals.counting.length_matrices`:
 who holds A K Q J, times the ways to deal the nine spots so that the column is c),
 
     count = sum over s of  A_s . R(B_{13 - s}),
@@ -82,7 +82,7 @@ integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2
 every partial sum of the float64 products, BLAS included (K_s @ R(G) too: its terms add up
 to an entry of R(B_s)), is an integer below 2**53 and exact. The R rows meeting one A row
 are summed in int64 (a block's running sums stay below 2**21 * 2**45), the dots run on
-21-bit limbs (`deals.exact.exact_dot`); results are Python ints, and signed terms are
+21-bit limbs (`deals.counting.exact.exact_dot`); results are Python ints, and signed terms are
 added as such. Variants change none of it: a block of K sums some of the products K did.
 """
 
@@ -99,8 +99,8 @@ from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT
 from .blas import single_threaded_blas
 from .exact import exact_dot
 from .length_matrices import LengthMatrixCount, banded_axes, hcp_axes, spot_ways
-from .handled import Handles
-from .rules import CompiledScenario, FitRule, SeatRule, shape_mask
+from ..rules.handled import Handles
+from ..rules.compiled import CompiledScenario, FitRule, SeatRule, shape_mask
 from .symmetry import canonical
 from .tables import length_code, length_vectors, within_thirteen
 
@@ -132,7 +132,7 @@ def covers(compiled: CompiledScenario) -> bool:
     return counts(compiled) and not any(r.hcp_wildcard for r in compiled.seat_rules)
 
 
-#: Also what `deals.column_draw` and `deals.union_draw` draw (they ask `counts`).
+#: Also what `deals.drawing.column_draw` and `deals.drawing.union_draw` draw (they ask `counts`).
 COLUMN_PRODUCTS = Handles("the column products' count and draws")
 
 
@@ -167,10 +167,10 @@ def _partner_codes() -> np.ndarray:
 def over_several_suits(rule: SeatRule | FitRule) -> bool:
     """Is a seat's wildcard, or a fit, a disjunction over several suits: a union of per-suit
     terms, counted here by inclusion-exclusion (a wildcard with an HCP part always, by
-    masks, even in one suit) and left out of the positive term that `deals.column_draw`
+    masks, even in one suit) and left out of the positive term that `deals.drawing.column_draw`
     draws? A wildcard in one suit or a fit in one suit is a condition on that suit's column
     instead. The one definition: `masked_terms`, the sampler's positive term and its union
-    of cover terms (`deals.union_draw`) read it."""
+    of cover terms (`deals.drawing.union_draw`) read it."""
     if isinstance(rule, FitRule):
         return len(rule.suits) > 1
     return rule.wildcard is not None and (rule.hcp_wildcard or len(rule.wildcard.candidates) > 1)
@@ -433,7 +433,7 @@ class ColumnCount:
 
     def positive_term(self):
         """The positive term (no disjunction dropped in, no mask) planned and prepared on
-        its own, for `deals.column_draw`, as `total` counts it: (half 1, half 2, the meeting
+        its own, for `deals.drawing.column_draw`, as `total` counts it: (half 1, half 2, the meeting
         pairs of groups g1 and g2, and the two `PreparedHalf`, whose row r stands for group
         `np.unique(g)[r]`)."""
         sign, allowed = self.terms[0]
@@ -675,7 +675,7 @@ class PreparedHalf:
     #: cell -> its index among the live cells (those a half can hold), -1 for the others
     live_index: np.ndarray | None = None
     #: column of K (honour-count vectors n1 * 35 + n2, variants' blocks) -> its distinct
-    #: column, `distinct` for the columns that are zero in every group (`deals.column_draw`)
+    #: column, `distinct` for the columns that are zero in every group (`deals.drawing.column_draw`)
     merge: np.ndarray | None = None
 
     @property
@@ -734,7 +734,7 @@ class PreparedHalf:
 def column_count(compiled: CompiledScenario) -> int | None:
     """The exact number of deals satisfying the scenario, or None when it is not counted
     here (`counts`) or past the budget (`MAX_TABLE_BYTES`, `MAX_WORK`). Counted once per
-    process for all the renamings of its suits (`deals.symmetry.canonical`: a wiki's same
+    process for all the renamings of its suits (`deals.counting.symmetry.canonical`: a wiki's same
     auction over another suit has the same count), on the representative."""
     if not counts(compiled):
         return None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from bridgeshape_mirror.dsl.language import N_
 from bridgeshape_mirror.dsl.model import Role, Suit
 
-# -- proofs of an empty scenario (deals.feasibility, deals.rules, deals.sampler) -----------
+# -- proofs of an empty scenario (deals.counting.feasibility, deals.rules.compiled, deals.drawing.sampler) -----------
 WHO_WITH_FIT = N_("no deal satisfies {who}'s constraints together with the partnership's fit")
 FIT_ALONE = N_("no deal satisfies the partnership's fit")
 ONE_HAND = N_("no hand satisfies {who}'s constraints")

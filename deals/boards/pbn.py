@@ -19,7 +19,7 @@ import numpy as np
 
 from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, HAND_CARDS, RANK_LETTERS, SEAT_LETTERS
 
-from .boards import Board
+from .board import Board
 
 if TYPE_CHECKING:
     from .cards import Deal
@@ -115,7 +115,7 @@ def no_rows() -> np.ndarray:
 def pbn_rows(pbns: Sequence[str]) -> np.ndarray | None:
     """`(k, 69)` uint8 rows of deal strings, as `format_rows` makes them, or `None` unless
     there is one at least and every one is a 69-character ASCII string without zero bytes
-    (what `deals.byte_rows` pads with)."""
+    (what `deals.boards.byte_rows` pads with)."""
     text = "".join(pbns)
     if not pbns or set(map(len, pbns)) != {PBN_DEAL_LENGTH} or not text.isascii() or "\0" in text:
         return None
@@ -317,7 +317,7 @@ class PbnExportWriter:
         """Games of boards `numbers` (int64, in this order), game i in the text
         `frames[scenario_of[i]]` (`frame`) with the deal `rows[i]` (`(k, 69)` uint8 PBN rows,
         the opener North) turned to the board's dealer: byte for byte what `write_game` gives
-        each, a byte table at once (`deals.byte_rows`) rather than a string per game (100,000
+        each, a byte table at once (`deals.boards.byte_rows`) rather than a string per game (100,000
         games: 0.15 s against 0.8 s). The caller has asked `takes_rows` of these games."""
         from .byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined, padded
 
