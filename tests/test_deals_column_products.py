@@ -5,6 +5,7 @@ plain uniform dealing, and the sampler that publishes the probability."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals.counting import column_products as cp
 from bridgeshape_mirror.deals.counting import length_matrices as lm
+from bridgeshape_mirror.deals.counting.crossing import cross_count
 from bridgeshape_mirror.deals.rules.predicate import shape_class
 from bridgeshape_mirror.deals.outcome import deal_outcome
 from bridgeshape_mirror.deals.boards.pbn import parse_deal
@@ -23,6 +25,7 @@ from bridgeshape_mirror.deals.rules.predicate import satisfies
 from bridgeshape_mirror.deals.drawing.rng import make_rng
 from bridgeshape_mirror.deals.rules.compiled import compile_scenario
 from bridgeshape_mirror.deals.drawing.sampler import ScenarioSampler
+from bridgeshape_mirror.deals.counting.symmetry import canonical
 from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
 from support.length_matrices_reference import (
     PRIME,
@@ -483,10 +486,70 @@ def test_alike_halves_count_what_two_halves_prepared_apart_count(text):
     for _, h1, h2, g1, g2 in counter.plans:
         a, b = counter._prepare_both(h1, g1, h2, g2)
         twins += b.columns is a.columns
-        apart = counter._prepare(h2, g2)
+        groups, rows = np.unique(g2, return_inverse=True)
+        apart = replace(counter._prepare_groups(h2, groups), rows=rows.ravel())  # not the kept one
         assert apart.columns is not a.columns and np.array_equal(apart.columns, b.columns)
         assert counter.term_total(a, b) == counter.term_total(a, apart)
     assert twins >= 2  # every suit alike: each term's two halves
+
+
+def test_a_half_that_terms_share_is_prepared_once(monkeypatch):
+    """Two disjunctions over several suits (a fit of a minor, a wildcard) make four terms
+    whose halves repeat: each distinct half and groups is prepared once, and the count is
+    the one of halves prepared apart, term by term."""
+    text = "fit:m8+ opener hcp:11-15 x:5+; opp1 x:5+ hcp:8+"
+    counter = cp.ColumnCount(compiled(text))
+    plans = counter.plans
+    distinct = {(counter._half_key(h), np.unique(g).tobytes()) for _, h1, h2, g1, g2 in plans for h, g in ((h1, g1), (h2, g2))}
+    prepare_groups, made = cp.ColumnCount._prepare_groups, []
+
+    def counted(self, half, groups):
+        made.append(groups)
+        return prepare_groups(self, half, groups)
+
+    monkeypatch.setattr(cp.ColumnCount, "_prepare_groups", counted)
+    assert counter.within(cp.MAX_WORK)
+    assert len(made) == len(distinct) < 2 * len(plans)
+
+    def apart(self, half, meeting):
+        groups, rows = np.unique(meeting, return_inverse=True)
+        return replace(prepare_groups(self, half, groups), rows=rows.ravel())
+
+    monkeypatch.setattr(cp.ColumnCount, "_prepare", apart)
+    each = cp.ColumnCount(compiled(text))
+    assert each.within(cp.MAX_WORK)
+    assert counter.total() == each.total() == cross_count(compiled(text))
+
+
+def test_a_half_past_the_k_bytes_is_refused_before_it_is_prepared(monkeypatch):
+    """K's bytes are known from the plans (groups times `Half.width`): past `MAX_K_BYTES`
+    the count is past the budget at once, nothing prepared (the length matrices, or the
+    estimate, take over)."""
+    text = "opener hcp:12-21 x:5+; opp1 hcp:8-16 x:5+ xhcp:4+; responder hcp:6+"
+    counter = cp.ColumnCount(compiled(text))
+    largest = max(len(np.unique(g)) * h.width * 8 for _, h1, h2, g1, g2 in counter.plans for h, g in ((h1, g1), (h2, g2)))
+    monkeypatch.setattr(cp, "MAX_K_BYTES", largest - 1)
+    monkeypatch.setattr(cp.ColumnCount, "_prepare_groups", lambda *args: pytest.fail("prepared past MAX_K_BYTES"))
+    assert not counter.within(cp.MAX_WORK)
+    assert cp._canonical_count.__wrapped__(canonical(compiled(text)), cp.MAX_WORK, cp.MAX_TABLE_BYTES) is None
+
+
+#: Wildcards with HCP at two seats of one half, fits of a class at both pairs, shapes: K of
+#: 1.3 GB for 9,032 groups, 20-30 s of preparing (the fuzz benchmark's only time-out).
+WIDE_K = (
+    "fit:S6+ opp2 x:0-6 xhcp:4; opener D:1+ fit:M7+ H:2; opp1 xhcp:2-6 fit:M7+ x:3 shape:two_suiter; "
+    "responder shape:two_suiter hcp:4+"
+)
+#: `WIDE_K` by the column products with no bound on K (0a69b43).
+WIDE_K_COUNT = 65751830572715240480852220
+
+
+@pytest.mark.slow
+def test_a_scenario_past_the_k_bytes_is_counted_by_the_length_matrices():
+    assert count(WIDE_K) is None
+    sampler = ScenarioSampler(dsl.parse_scenarios(WIDE_K)[0])
+    assert sampler.probability.exact
+    assert sampler.probability.fraction * ALL_DEALS == lm.matrix_count(compiled(WIDE_K)) == WIDE_K_COUNT
 
 
 def test_mirrored_pairs():

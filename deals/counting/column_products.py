@@ -116,6 +116,12 @@ _BOXED_BYTES = 40 * 2**20
 _HONOURS = 35  # honour-count vectors of a suit (4 honours, 4 seats)
 #: The most a block of K matrices may weigh while a half is prepared.
 _K_BYTES = 64 * 2**20
+#: ... and K of a half's meeting groups, on every column (`Half.width`), at most this much
+#: (`ColumnCount.within`): past it, preparing alone takes seconds and GBs (wildcards with
+#: HCP at two seats of one half beside thousands of groups: 1.3 GB, 20-30 s), while the
+#: reference's and the sample's scenarios need at most 70 MB, and random ones of 260-280 MB
+#: count in 1-4 s (`benchmarks/fuzz_scenarios.py`).
+MAX_K_BYTES = 512 * 2**20
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
@@ -245,17 +251,31 @@ def dropped_seat(compiled: CompiledScenario) -> int | None:
     return best
 
 
-def _equal_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Groups of equal rows of `x`: (a first row of each group, each row's group). Rows are
-    told apart by a random projection (fast), then checked: a false merge falls back to an
-    exact `np.unique`; a missed merge (equal rows projected apart) only costs time."""
-    projection = x @ np.random.default_rng(0).random(x.shape[1])
+def _equal_columns(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Groups of equal columns of `x`: (a first column of each group, each column's group).
+    Columns are told apart by a random projection (fast), then checked: a false merge falls
+    back to an exact `np.unique`; a missed merge (equal columns projected apart) only costs
+    time. Columns, not rows: K is laid out as its groups' rows (hundreds of MB for thousands
+    of groups), and a transposed copy of it costs seconds in page faults and strided writes."""
+    projection = np.random.default_rng(0).random(x.shape[0]) @ x
     _, first, inverse = np.unique(projection, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
-    if not np.array_equal(x[first][inverse], x):
-        _, first, inverse = np.unique(x, axis=0, return_index=True, return_inverse=True)
+    if not _same_columns(x, first[inverse]):
+        _, first, inverse = np.unique(x.T, axis=0, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
     return first, inverse
+
+
+def _same_columns(x: np.ndarray, source: np.ndarray) -> bool:
+    """Is column `source[j]` of x column j, for every j? Only the columns merged into
+    another are compared, a block at a time (no whole copy of x)."""
+    moved = np.flatnonzero(source != np.arange(len(source)))
+    step = max(1, _BLOCK_CELLS // max(x.shape[0], 1))
+    for i in range(0, len(moved), step):
+        columns = moved[i : i + step]
+        if not np.array_equal(x[:, columns], x[:, source[columns]]):
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -334,6 +354,12 @@ class Half:
             out[i, j // v2, :, j % v2, :] = spots[self.c1[rows]].T @ spots[self.c2[rows]]
         return out.reshape(len(groups), v1 * _HONOURS * v2 * _HONOURS)  # -1 is undefined with no groups
 
+    @property
+    def width(self) -> int:
+        """The columns of its K: a pair of honour-count vectors in each pair of variants."""
+        v1, v2 = self.variants
+        return _HONOURS**2 * len(v1) * len(v2)
+
     @functools.cached_property
     def _pair_variants(self) -> np.ndarray:
         """Per pair of columns, its variants' block: variant1 * (variants of suit 2) + variant2."""
@@ -364,6 +390,7 @@ class ColumnCount:
         self._shapes = [compiled.seat_rules[s].shape for s in self.shaped]
         self._pairs_kept: dict = {}
         self._honour_pairs_kept: dict = {}
+        self._prepared_kept: dict = {}  # (`_half_key`, groups) -> its PreparedHalf
 
     @functools.cached_property
     def plans(self):
@@ -475,7 +502,11 @@ class ColumnCount:
 
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
-        as soon as those prepared pass it (the rest are not prepared)."""
+        as soon as those prepared pass it (the rest are not prepared); no at once when a
+        half's K would pass `MAX_K_BYTES`."""
+        for _, h1, h2, g1, g2 in self.plans:
+            if any(len(np.unique(g)) * h.width * 8 > MAX_K_BYTES for h, g in ((h1, g1), (h2, g2))):
+                return False
         work, done = 0.0, []
         for sign, a, b, meetings in self._preparing():
             work += a.work + b.work + self._box_rows(b) * self.tables.box_work + meetings * len(self.live)
@@ -531,9 +562,19 @@ class ColumnCount:
     def _prepare(self, half: Half, meeting: np.ndarray) -> PreparedHalf:
         """K of the half's meeting groups (`meeting`, with repeats) on its columns that are
         not all zero, equal columns merged (their rows of G summed): two suits without length
-        rules need only 165 of the 1,225 (honours per seat of both suits together)."""
+        rules need only 165 of the 1,225 (honours per seat of both suits together). Made once
+        per half and groups (`_half_key`): the terms of several disjunctions share halves
+        (a wildcard and a fit over other suits leave one half alike in four terms of 16)."""
         groups, rows = np.unique(meeting, return_inverse=True)
-        width = _HONOURS**2 * len(half.variants[0]) * len(half.variants[1])
+        key = (self._half_key(half), groups.tobytes())
+        kept = self._prepared_kept.get(key)
+        if kept is None:
+            kept = self._prepared_kept[key] = self._prepare_groups(half, groups)
+        return replace(kept, rows=rows.ravel())
+
+    def _prepare_groups(self, half: Half, groups: np.ndarray) -> PreparedHalf:
+        """`_prepare` of the distinct meeting groups `groups` (its `rows` left empty)."""
+        width = half.width
         # K a block of groups at a time (variants make it up to 4 times wider), each block
         # kept on its own nonzero columns, then laid out on the columns any block uses
         step = max(1, _K_BYTES // (width * 8))
@@ -544,13 +585,13 @@ class ColumnCount:
             kept.append((nonzero, k[:, nonzero]))
             del k
         used = np.unique(np.concatenate([nonzero for nonzero, _ in kept]))
-        columns = np.zeros((len(used), len(groups)), dtype=np.float64)
+        columns = np.zeros((len(groups), len(used)), dtype=np.float64)  # K on the used columns
         done = 0
         for nonzero, block in kept:
-            columns[np.searchsorted(used, nonzero), done : done + len(block)] = block.T
+            columns[done : done + len(block), np.searchsorted(used, nonzero)] = block
             done += len(block)
         del kept
-        first, inverse = _equal_rows(columns)
+        first, inverse = _equal_columns(columns)
         merge = np.full(width, len(first), dtype=np.int64)  # unused pairs: a spare row
         merge[used] = inverse
         counts, cell, ways = self._honour_pairs(half)
@@ -558,7 +599,7 @@ class ColumnCount:
         order = np.argsort(merged, kind="stable")
         starts = np.searchsorted(merged[order], np.arange(len(first) + 1))
         g = (merged[order], cell[order], ways[order], starts)
-        return PreparedHalf(np.ascontiguousarray(columns[first].T), g, self.cells, rows.ravel(), self._live_index, merge)
+        return PreparedHalf(columns[:, first], g, self.cells, np.empty(0, dtype=np.int64), self._live_index, merge)
 
     def term_total(self, a: PreparedHalf, b: PreparedHalf) -> int:
         """sum over the meeting pairs of groups of A_g1 . R(B_g2), in blocks of pairs. Alike
