@@ -573,13 +573,18 @@ def test_a_term_with_no_matrix_adds_nothing():
     assert count(f"{WILDCARD_WITH_HCP}; {ALWAYS_FOUR}") == count(WILDCARD_WITH_HCP) > 0
 
 
+#: The scenario of the report, and its count (the length matrices' with their budget raised agree).
+REPORTED = "opener hcp:11-15 x:5+ xhcp:4+; responder hcp:6-9 fit:8+; opp1 hcp:8-12 x:5+; opp2 hcp:5-9 x:4+"
+REPORTED_COUNT = 536238600717660081060318048
+
+
 def test_the_competitive_scenario_with_three_wildcards_deals():
     """The scenario of the report (three wildcards, one with HCP, and a fit): dealt, every
     deal checked by the independent predicate."""
-    text = "opener hcp:11-15 x:5+ xhcp:4+; responder hcp:6-9 fit:8+; opp1 hcp:8-12 x:5+; opp2 hcp:5-9 x:4+"
-    scenario = dsl.parse_scenarios(text)[0]
+    scenario = dsl.parse_scenarios(REPORTED)[0]
     outcome = deal_outcome(scenario, 1, 5, make_rng(7))
     assert outcome.no_deals_reason is None and len(outcome.deals) == 5
+    assert outcome.probability.fraction == Fraction(REPORTED_COUNT, ALL_DEALS)  # exact, within the budget
     assert all(satisfies(parse_deal(pbn), scenario) for pbn in outcome.deals)
 
 
@@ -593,3 +598,17 @@ def test_the_competitive_scenario_with_three_wildcards_equals_the_length_matrice
     counter = cp.ColumnCount(compiled(text))
     assert counter.within(1e12)
     assert counter.total() == lm.matrix_count(compiled(text)) == 536238600717660081060318048
+
+
+def test_a_count_past_the_old_budget_is_not_read_from_an_old_cache(tmp_path, monkeypatch):
+    """The reported scenario (work 1.1e10) was past the column products' budget of its day
+    and remembered as -1 ("cross-band"); with the wider budget it is counted, not read."""
+    from bridgeshape_mirror.deals.counting import cache
+    from bridgeshape_mirror.deals.counting.symmetry import canonical
+    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
+    reported = compiled(REPORTED)
+    cache.put_int("cross-band", canonical(reported), -1)
+    assert exact_cross_count(reported) == REPORTED_COUNT

@@ -104,9 +104,11 @@ from ..rules.compiled import CompiledScenario, FitRule, SeatRule, shape_mask
 from .symmetry import canonical
 from .tables import length_code, length_vectors, within_thirteen
 
-#: Give up (None, the caller uses the length matrices) past this many multiply-adds (about
-#: 2-3 s here: most of them are BLAS products).
-MAX_WORK = 1e10
+#: Give up (None, the caller uses the length matrices) past this many multiply-adds. The
+#: estimate overstates: random scenarios of 1-4e10 count in 1-3 s, and past 1e10 most
+#: competitive scenarios with wildcards with HCP at three or four HCP seats were estimated
+#: (`benchmarks/fuzz_scenarios.py`).
+MAX_WORK = 4e10
 #: ... or when G, merged, could pass this many bytes (1,225 x cells: four seats with HCP rules).
 MAX_TABLE_BYTES = 64 * 2**20
 #: A half's rows (groups of partial row sums) computed together: bounds the temporaries.

@@ -553,9 +553,10 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
         # A field newer than the counters: each declines it, and the disk cache, keyed by the
         # rules alone, must not answer for the scenario without it.
         return _counted_afresh(compiled)
-    # The kind was "cross", whose -1 (past the budget) now wrongly stands for scenarios
-    # counted exactly: a new kind, so that an old cache is not reused.
-    kind = "cross-band"  # "cross-columns" before the band, whose -1 stood for four HCP seats now counted
+    # A -1 means past the budgets of its day: a new kind whenever they grow, so that an old
+    # cache's -1 does not keep a scenario estimated that is now counted ("cross", then
+    # "cross-columns", then "cross-band" before the column products' budget grew 4x).
+    kind = "cross-wider"
     key = canonical(compiled)
     cached = cache.get_int(kind, key)
     if cached is not None:
