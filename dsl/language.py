@@ -35,7 +35,7 @@ def _folder():
     # often needs no catalogue at all (`deals` to JSON): imported when one is read.
     from importlib import resources
 
-    return resources.files("bridgeshape_mirror.dsl").joinpath("locales")
+    return resources.files(__package__).joinpath("locales")
 
 
 @functools.cache

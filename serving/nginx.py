@@ -232,7 +232,7 @@ def compile_template() -> None:
 @cache
 def _template() -> jinja2.Template:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("bridgeshape_mirror.serving", "templates"),
+        loader=jinja2.PackageLoader(__package__, "templates"),
         autoescape=False,  # nginx configuration, not HTML: quote() does its escaping
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

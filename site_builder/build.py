@@ -163,19 +163,20 @@ class BuildReport:
     faults: list[Fault] = field(default_factory=list)
 
     def summary(self) -> str:
-        return self._summary() + self._dd_summary() + self._faults_summary()
+        faults = self._faults()
+        return self._summary() + self._dd_summary() + (f"; {faults}" if faults else "")
 
     def warning(self) -> str:
         """What cron must hear of although the run published ("" when nothing): its faults,
         and deals double dummy failed on."""
         dd = f"double dummy failed on {self.dd_failed} deals" if self.dd_failed else ""
-        return "; ".join(part for part in (self._faults_summary().removeprefix("; "), dd) if part)
+        return "; ".join(part for part in (self._faults(), dd) if part)
 
-    def _faults_summary(self) -> str:
+    def _faults(self) -> str:
         scenarios = sum(1 for f in self.faults if f.scenario is not None)
         pages = sum(1 for f in self.faults if f.scenario is None)
         parts = [f"{n} {what}{'' if n == 1 else 's'} failed" for n, what in ((scenarios, "scenario"), (pages, "page")) if n]
-        return f"; {', '.join(parts)} (see the log; tried again next run)" if parts else ""
+        return f"{', '.join(parts)} (see the log; tried again next run)" if parts else ""
 
     def _dd_summary(self) -> str:
         if not (self.dd_computed or self.dd_failed or self.dd_waiting):
@@ -419,7 +420,7 @@ def _counted(outcome: tuple[ScenarioDeals, Fault | None], dealt: Callable[[int],
 
 
 def _schemas() -> dict[PurePosixPath, bytes]:
-    folder = resources.files("bridgeshape_mirror.site_builder").joinpath("schemas")
+    folder = resources.files(__package__).joinpath("schemas")
     return {
         layout.SCHEMA_DIR / entry.name: entry.read_bytes()
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)
@@ -526,9 +527,9 @@ def render_files(
     ).encode("utf-8")
     # Its error answers, as files: nginx gives a file ETag, Last-Modified and 304.
     files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files().items())
-    files[PurePosixPath("style.css")] = resources.files("bridgeshape_mirror.site_builder").joinpath("templates/style.css").read_bytes()
-    for script in ("updated.js", "filter.js"):
-        files[PurePosixPath(script)] = resources.files("bridgeshape_mirror.site_builder").joinpath(f"templates/{script}").read_bytes()
+    templates = resources.files(__package__).joinpath("templates")
+    for name in ("style.css", "updated.js", "filter.js"):
+        files[PurePosixPath(name)] = templates.joinpath(name).read_bytes()
     files.update(_schemas())
     # Last: the status describes every file above, and the two human pages show it.
     status = _settle_status(report, files, remembered_status)

@@ -24,7 +24,7 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     """The templates in `lang`: `{% trans %}` and `_()` read its catalogue, the filters
     write its numbers and dates."""
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("bridgeshape_mirror.site_builder", "templates"),
+        loader=jinja2.PackageLoader(__package__, "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -316,9 +316,7 @@ def lin_file(outcomes: Iterable[ScenarioDeals]) -> bytes:
     return out.getvalue()
 
 
-def script_files(
-    page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]
-) -> list[tuple[PurePosixPath, Callable[[], bytes | None]]]:
+def script_files(page_id: int, title: str, scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioDeals]) -> Makers:
     """Each scenario of a page as an exact dealer and Deal 3.1 script (`scripts/<pageId>/<n>`),
     its header with the scenario's probability: the path and how to make it, so that a build
     reusing the published file renders nothing (rendering a thousand pages' scripts takes
@@ -343,7 +341,7 @@ def script_files(
     from bridgeshape_mirror.deals.scripts.header import ScriptScenario
     from bridgeshape_mirror.deals.scripts.render import TARGETS
 
-    files: list[tuple[PurePosixPath, Callable[[], bytes | None]]] = []
+    files: Makers = []
     for scenario, outcome in zip(scenarios, outcomes, strict=True):
         chosen = [ScriptScenario(outcome.index, scenario, outcome.probability)]
         for target, (_, suffix) in TARGETS.items():
