@@ -500,7 +500,7 @@ def test_a_half_that_terms_share_is_prepared_once(monkeypatch):
     text = "fit:m8+ opener hcp:11-15 x:5+; opp1 x:5+ hcp:8+"
     counter = cp.ColumnCount(compiled(text))
     plans = counter.plans
-    distinct = {(counter._half_key(h), np.unique(g).tobytes()) for _, h1, h2, g1, g2 in plans for h, g in ((h1, g1), (h2, g2))}
+    distinct = counter.k_bytes()
     prepare_groups, made = cp.ColumnCount._prepare_groups, []
 
     def counted(self, half, groups):
@@ -532,6 +532,24 @@ def test_a_half_past_the_k_bytes_is_refused_before_it_is_prepared(monkeypatch):
     monkeypatch.setattr(cp.ColumnCount, "_prepare_groups", lambda *args: pytest.fail("prepared past MAX_K_BYTES"))
     assert not counter.within(cp.MAX_WORK)
     assert cp._canonical_count.__wrapped__(canonical(compiled(text)), cp.MAX_WORK, cp.MAX_TABLE_BYTES) is None
+
+
+def test_halves_past_the_k_bytes_together_are_refused_before_any_is_prepared(monkeypatch):
+    """The halves are all prepared before the first is counted: their K together past
+    `MAX_ALL_K_BYTES` (each within `MAX_K_BYTES`) is past the budget at once; at the bound,
+    it is counted."""
+    text = "fit:m8+ opener hcp:11-15 x:5+; opp1 x:5+ hcp:8+"
+    counter = cp.ColumnCount(compiled(text))
+    sizes = counter.k_bytes()
+    assert len(sizes) > 1
+    monkeypatch.setattr(cp, "MAX_ALL_K_BYTES", sum(sizes.values()) - 1)
+    monkeypatch.setattr(cp.ColumnCount, "_prepare_groups", lambda *args: pytest.fail("prepared past MAX_ALL_K_BYTES"))
+    assert max(sizes.values()) <= cp.MAX_K_BYTES
+    assert not counter.within(cp.MAX_WORK)
+    monkeypatch.undo()
+    monkeypatch.setattr(cp, "MAX_ALL_K_BYTES", sum(sizes.values()))
+    assert counter.within(cp.MAX_WORK)
+    assert counter.total() == cross_count(compiled(text))
 
 
 #: Wildcards with HCP at two seats of one half, fits of a class at both pairs, shapes: K of

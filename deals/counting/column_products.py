@@ -124,6 +124,11 @@ _K_BYTES = 64 * 2**20
 #: reference's and the sample's scenarios need at most 70 MB, and random ones of 260-280 MB
 #: count in 1-4 s (`benchmarks/fuzz_scenarios.py`).
 MAX_K_BYTES = 512 * 2**20
+#: ... and the K of all the distinct halves together at most this much: the terms' halves are
+#: prepared before any is counted (`within` needs their work), so this bounds the count's
+#: memory. Past 1 GB of K, preparing took 7-8 s of a 10 s scenario (page faults at 1.5-2.4 GB
+#: resident); 2 of the fuzz benchmark's 2,000 scenarios pass it.
+MAX_ALL_K_BYTES = 2**30
 _PAIRINGS = (((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2)))
 
 
@@ -505,10 +510,10 @@ class ColumnCount:
     def within(self, budget: float) -> bool:
         """Is `work` at most `budget`? Terms are prepared one by one, and the answer is no
         as soon as those prepared pass it (the rest are not prepared); no at once when a
-        half's K would pass `MAX_K_BYTES`."""
-        for _, h1, h2, g1, g2 in self.plans:
-            if any(len(np.unique(g)) * h.width * 8 > MAX_K_BYTES for h, g in ((h1, g1), (h2, g2))):
-                return False
+        half's K would pass `MAX_K_BYTES`, or all the distinct halves' `MAX_ALL_K_BYTES`."""
+        k_bytes = self.k_bytes()
+        if max(k_bytes.values(), default=0) > MAX_K_BYTES or sum(k_bytes.values()) > MAX_ALL_K_BYTES:
+            return False
         work, done = 0.0, []
         for sign, a, b, meetings in self._preparing():
             work += a.work + b.work + self._box_rows(b) * self.tables.box_work + meetings * len(self.live)
@@ -518,6 +523,16 @@ class ColumnCount:
         self.prepared = done
         del self.plans  # the halves' pairs of columns are no longer needed
         return True
+
+    def k_bytes(self) -> dict[tuple, int]:
+        """Per distinct half to prepare (`_prepare`'s key), the most its K can weigh: its
+        meeting groups times `Half.width` (zero columns are dropped when it is made)."""
+        sizes = {}
+        for _, h1, h2, g1, g2 in self.plans:
+            for half, meeting in ((h1, g1), (h2, g2)):
+                groups = np.unique(meeting)
+                sizes[(self._half_key(half), groups.tobytes())] = len(groups) * half.width * 8
+        return sizes
 
     @property
     def table_bytes(self) -> int:
