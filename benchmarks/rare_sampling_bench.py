@@ -24,7 +24,8 @@ import time
 os.environ["BSM_DEALS_CACHE"] = "0"  # no disk cache: the counting is measured as a first run would
 
 from bridgeshape_mirror import dsl  # noqa: E402
-import bridgeshape_mirror.deals.drawing.sampler as sampler_module  # noqa: E402
+import bridgeshape_mirror.deals.drawing.proposers as proposers  # noqa: E402
+import bridgeshape_mirror.deals.counting.scenario as scenario_counts  # noqa: E402
 from bridgeshape_mirror.deals.drawing.column_draw import ColumnDraw  # noqa: E402
 from bridgeshape_mirror.deals.drawing.length_draw import LengthDraw  # noqa: E402
 from bridgeshape_mirror.deals.drawing.rng import make_rng  # noqa: E402
@@ -51,15 +52,15 @@ SCENARIOS = [
 
 def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tuple[float, float, str]:
     """(deals/s, counting seconds, the path taken) for up to `n` deals of a fresh sampler."""
-    saved = sampler_module.EXACT_DRAW_FROM
+    saved = proposers.EXACT_DRAW_FROM
     # Cold for both paths: no model's draw tables, no superset's tables left by the other run.
-    sampler_module._MODELS.clear()
-    sampler_module.placement_draw.cache_clear()
-    sampler_module.length_draw.cache_clear()
-    sampler_module.column_draw.cache_clear()
-    sampler_module.union_draw.cache_clear()
+    scenario_counts._MODELS.clear()
+    proposers.placement_draw.cache_clear()
+    proposers.length_draw.cache_clear()
+    proposers.column_draw.cache_clear()
+    proposers.union_draw.cache_clear()
     if not exact:
-        sampler_module.EXACT_DRAW_FROM = float("inf")  # never build the placement tables
+        proposers.EXACT_DRAW_FROM = float("inf")  # never build the placement tables
     try:
         start = time.perf_counter()
         sampler = ScenarioSampler(dsl.parse_scenarios(text)[0])
@@ -72,7 +73,7 @@ def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tupl
                 break
         took = time.perf_counter() - start
     finally:
-        sampler_module.EXACT_DRAW_FROM = saved
+        proposers.EXACT_DRAW_FROM = saved
     if sampler.exact_draw is None:
         path = "core+rejection"
     elif isinstance(sampler.exact_draw, LengthDraw):
@@ -80,7 +81,7 @@ def deals_per_second(text: str, n: int, exact: bool, max_seconds: float) -> tupl
     elif isinstance(sampler.exact_draw, UnionDraw):
         path = "union of cover terms"
     elif isinstance(sampler.exact_draw, ColumnDraw):
-        path = "columns" if sampler._draws_scenario else "columns+rejection"
+        path = "columns" if sampler.proposes_scenario else "columns+rejection"
     else:
         path = "placements" if sampler._hcp_only else "placements+rejection"
     return got / took, counted, path
@@ -98,7 +99,7 @@ def main() -> int:
     for text in SCENARIOS:
         probe = ScenarioSampler(dsl.parse_scenarios(text)[0])
         p = probe.probability.value if probe.probability is not None else float("nan")
-        core_rate = probe._expected_rate()
+        core_rate = probe.expected_rate()
         now, counted, path = deals_per_second(text, args.deals, exact=True, max_seconds=args.max_seconds)
         if min(args.deals, 100) / core_rate <= args.max_proposals:
             before = deals_per_second(text, args.deals, exact=False, max_seconds=args.max_seconds)[0]

@@ -4,7 +4,7 @@ Sub-packages, each importing only those before it: `boards` (cards, boards, PBN 
 rows), `rules` (a Scenario compiled to integer rules per seat and partnership, the independent
 predicate, why a scenario has no deals, the fields each consumer handles), `counting` (exact
 counts, one partnership to all four seats), `drawing` (the sampler: count, choose a proposer,
-draw, check; the method and its exactness argument are in `drawing.sampler`'s docstring).
+draw, check; the methods and why they are exact: docs/COUNTING.md).
 Beside them: `outcome` (a scenario's outcome, dealt in one place), `formats` (JSON, PBN, LIN),
 `scripts` (exact dealer and Deal scripts), `double_dummy`, `errors`, `probability`.
 

@@ -350,7 +350,7 @@ def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals, report: BuildR
     if not kept.deals or kept.probability.exact:
         return False
     from bridgeshape_mirror.deals.rules.compiled import compile_scenario
-    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting.scenario import exact_cross_count
 
     try:
         return exact_cross_count(compile_scenario(scenario)) is not None

@@ -65,11 +65,11 @@ def schedule(jobs: Sequence[SampleJob], most: int) -> list[list[int]]:
     up to a renaming of the suits (`deals.counting.symmetry.canonical`: the same counts, and models
     renamed rather than counted), go into one share, at most `most` together: one process
     counts them once and reuses its models and counts, where shares spread in page order
-    had two processes count the same scenario at once. Costliest first (`deals.drawing.sampler.counting_cost`), so that the last shares left, when
+    had two processes count the same scenario at once. Costliest first (`deals.counting.scenario.counting_cost`), so that the last shares left, when
     workers fall idle, are short ones. Each job is seeded on its own, so the deals are the
     same however the jobs are spread."""
     from bridgeshape_mirror.deals.rules.compiled import compile_scenario
-    from bridgeshape_mirror.deals.drawing.sampler import counting_cost
+    from bridgeshape_mirror.deals.counting.scenario import counting_cost
     from bridgeshape_mirror.deals.counting.symmetry import canonical
 
     same: dict[CompiledScenario | int, list[int]] = {}

@@ -379,14 +379,13 @@ def test_a_kept_estimate_is_dealt_again_once_it_is_counted_exactly(sample_state_
     """Deals are kept per revision; a kept estimate that this program counts exactly (an
     upgrade) is dealt again and published exact, and a scenario still past the budgets is
     not dealt again on every build."""
-    import bridgeshape_mirror.deals.drawing.sampler  # noqa: F401 - loads the submodule
-    from bridgeshape_mirror import deals
+    import bridgeshape_mirror.deals.counting.scenario as scenario_counts
     import bridgeshape_mirror.site_builder.build as build_module
 
     state, tmp = sample_state_copy
     monkeypatch.setattr(build_module, "PARALLEL_FROM", 10**9)  # in this process, where the patch is
-    exact = deals.drawing.sampler.exact_cross_count
-    monkeypatch.setattr(deals.drawing.sampler, "exact_cross_count", lambda compiled: None)  # an older program
+    exact = scenario_counts.exact_cross_count
+    monkeypatch.setattr(scenario_counts, "exact_cross_count", lambda compiled: None)  # an older program
     settings = BuildSettings(out=tmp / "out", deals=2, dd_budget=0)
     first = build(state, settings)
 
@@ -400,7 +399,7 @@ def test_a_kept_estimate_is_dealt_again_once_it_is_counted_exactly(sample_state_
     before = estimated()
     assert before >= 7 and first.deals_drawn == 45
     assert build(state, settings).deals_drawn == 0  # still past the budgets: kept as it is
-    monkeypatch.setattr(deals.drawing.sampler, "exact_cross_count", exact)
+    monkeypatch.setattr(scenario_counts, "exact_cross_count", exact)
     upgraded = build(state, settings)
     assert upgraded.deals_drawn == before and upgraded.deals_reused == 45 - before
     assert estimated() == 0

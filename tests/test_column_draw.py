@@ -221,7 +221,7 @@ def test_many_deals_of_benchmark_c_take_it_and_ten_do_not():
     assert sampler.exact_draw is None
     sampler = sampler_of(text)
     rows = dealt(sampler, 5000, 1)
-    assert isinstance(sampler.exact_draw, ColumnDraw) and not sampler._draws_scenario
+    assert isinstance(sampler.exact_draw, ColumnDraw) and not sampler.proposes_scenario
     scenario = dsl.parse_scenarios(text)[0]
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows[:500].tolist())
 

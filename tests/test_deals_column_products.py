@@ -183,7 +183,7 @@ def test_an_old_cache_saying_past_the_budget_is_not_reused(tmp_path, monkeypatch
     """The disk cache of the length matrices alone remembered the Cue-bid as -1 ("past the
     budget"); that entry is not read any more, and the new count is remembered."""
     from bridgeshape_mirror.deals.counting import cache
-    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting.scenario import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
@@ -202,7 +202,7 @@ def test_a_renaming_of_the_suits_reads_the_count_from_disk(tmp_path, monkeypatch
     """The disk cache keeps a count under the representative of the scenario's renamings:
     the same auction over other suits (a new process: memory empty) counts nothing."""
     from bridgeshape_mirror.deals.counting import crossing, honour_placements, length_matrices
-    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting.scenario import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
@@ -389,7 +389,7 @@ def test_an_old_cache_saying_four_seats_are_past_the_budget_is_not_reused(tmp_pa
     """Before the band, the cache remembered four seats with HCP rules as -1 (kind
     "cross-columns"); that entry is not read any more."""
     from bridgeshape_mirror.deals.counting import cache
-    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting.scenario import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)
@@ -623,7 +623,7 @@ def test_a_count_past_the_old_budget_is_not_read_from_an_old_cache(tmp_path, mon
     and remembered as -1 ("cross-band"); with the wider budget it is counted, not read."""
     from bridgeshape_mirror.deals.counting import cache
     from bridgeshape_mirror.deals.counting.symmetry import canonical
-    from bridgeshape_mirror.deals.drawing.sampler import exact_cross_count
+    from bridgeshape_mirror.deals.counting.scenario import exact_cross_count
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("BSM_DEALS_CACHE", raising=False)

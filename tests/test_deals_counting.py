@@ -433,19 +433,19 @@ def test_a_renamed_model_is_the_model_counting_makes(text):
 
 def test_pair_model_renames_the_model_of_the_same_rules_over_other_suits(monkeypatch):
     from bridgeshape_mirror import dsl
-    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.counting.scenario as scenario_counts
     from bridgeshape_mirror.deals.counting.cache import Bounded
 
-    monkeypatch.setattr(sampler_module, "_MODELS", Bounded(lambda model: model.nbytes))
-    monkeypatch.setattr(sampler_module, "_RENAMED", {})
+    monkeypatch.setattr(scenario_counts, "_MODELS", Bounded(lambda model: model.nbytes))
+    monkeypatch.setattr(scenario_counts, "_RENAMED", {})
     parts = [compile_scenario(dsl.parse_scenarios(f"opener hcp:12-21 {k}:5+; responder fit:{k}8+")[0]).parts[0] for k in "SHDC"]
-    first = sampler_module.pair_model(parts[0])
+    first = scenario_counts.pair_model(parts[0])
 
     def counted(*args):
         raise AssertionError("counted again")
 
     monkeypatch.setattr(PairModel, "_term", counted)
-    models = [sampler_module.pair_model(p) for p in parts[1:]]
+    models = [scenario_counts.pair_model(p) for p in parts[1:]]
     assert all(m.count == first.count and m.part == p for m, p in zip(models, parts[1:]))
 
 

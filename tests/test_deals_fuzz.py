@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+import bridgeshape_mirror.deals.drawing.proposers as proposers
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals.counting import column_products as cp
 from bridgeshape_mirror.deals.counting import length_matrices as lm
@@ -356,7 +357,7 @@ def test_random_scenarios_drawn_from_the_exact_supersets(quick_empty_proofs, tex
     """A few deals from each of the drawing modules that 100,000 deals would take."""
     with pytest.MonkeyPatch.context() as patch:
         for name, value in EXACT_DRAWS[kind].items():
-            patch.setattr(sampler_module, name, value)
+            patch.setattr(proposers, name, value)
         check(text, seed)
 
 

@@ -140,10 +140,11 @@ def test_unsatisfiable_tied_partnerships_end_with_too_rare(monkeypatch):
     checks and the cross-partnership count switched off) nothing proves it: the sampler
     stops with TooRare, not a hang and not a silent empty result."""
     import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.counting.scenario as scenario_counts
 
     monkeypatch.setattr(sampler_module, "MAX_EMPTY_DRAWS", 20_000)
-    monkeypatch.setattr(sampler_module, "joint_contradiction", lambda compiled: None)
-    monkeypatch.setattr(sampler_module, "exact_cross_count", lambda compiled: None)
+    monkeypatch.setattr(scenario_counts, "joint_contradiction", lambda compiled: None)
+    monkeypatch.setattr(scenario_counts, "exact_cross_count", lambda compiled: None)
     # opener holds all 13 spades; opp1 needs a spade honour
     scenario = dsl.parse_scenarios("opener S:13; opp1 Shcp:1+")[0]
     sampler = ScenarioSampler(scenario)
@@ -154,12 +155,12 @@ def test_unsatisfiable_tied_partnerships_end_with_too_rare(monkeypatch):
 def test_cross_partnership_exact_count_agrees_with_the_estimate(monkeypatch):
     """Overcall (opener and opp1 with HCP, opp2's fit): the exact count lies in the interval
     that rejection sampling gives when the exact count is switched off."""
-    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.counting.scenario as scenario_counts
 
     scenario = REFERENCE["overcall"][1]
     exact = ScenarioSampler(scenario).probability
     assert exact is not None and exact.exact
-    monkeypatch.setattr(sampler_module, "exact_cross_count", lambda compiled: None)
+    monkeypatch.setattr(scenario_counts, "exact_cross_count", lambda compiled: None)
     estimate = ScenarioSampler(scenario).estimate_probability(make_rng(21), min_draws=200_000)
     assert not estimate.exact and estimate.low <= exact.value <= estimate.high
 
@@ -240,21 +241,21 @@ def test_estimate_is_a_property_of_the_rules():
     third = ScenarioSampler(dsl.parse_scenarios(text)[0])
     rng = make_rng(5)
     list(third.batches(20, rng))
-    own = third.estimate_probability(rng, min_draws=third._drawn)
-    assert own.draws == third._drawn
+    own = third.estimate_probability(rng, min_draws=third.drawn)
+    assert own.draws == third.drawn
 
 
 def test_model_cache_keeps_to_its_byte_budget(monkeypatch):
-    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.counting.scenario as scenario_counts
     from bridgeshape_mirror.deals.counting.cache import Bounded
 
-    monkeypatch.setattr(sampler_module, "_MODELS", Bounded(lambda model: model.nbytes))
-    monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 1)
+    monkeypatch.setattr(scenario_counts, "_MODELS", Bounded(lambda model: model.nbytes))
+    monkeypatch.setattr(scenario_counts, "MODEL_CACHE_BYTES", 1)
     texts = ["opener H:5+ hcp:12-21; responder H:4+", "opener S:5+ hcp:12-21; responder S:4+"]
-    models = [sampler_module.pair_model(ScenarioSampler(dsl.parse_scenarios(t)[0]).parts[0]) for t in texts]
-    assert list(sampler_module._MODELS.values()) == [models[-1]]  # the newest always stays
-    monkeypatch.setattr(sampler_module, "MODEL_CACHE_BYTES", 10**9)
-    again = sampler_module.pair_model(models[-1].part)
+    models = [scenario_counts.pair_model(ScenarioSampler(dsl.parse_scenarios(t)[0]).parts[0]) for t in texts]
+    assert list(scenario_counts._MODELS.values()) == [models[-1]]  # the newest always stays
+    monkeypatch.setattr(scenario_counts, "MODEL_CACHE_BYTES", 10**9)
+    again = scenario_counts.pair_model(models[-1].part)
     assert again is models[-1]
 
 
@@ -273,12 +274,12 @@ def test_the_partnership_the_core_is_drawn_from_holds_on_every_proposal_so_its_c
     from bridgeshape_mirror.deals.drawing.hands import part_ok
 
     sampler = ScenarioSampler(dsl.parse(text).scenarios[0])
-    assert (sampler._core_holds is not None) == skips
-    owner = sampler._proposals(4000, make_rng(5))
+    assert (sampler.core_holds is not None) == skips
+    owner = sampler.propose(4000, make_rng(5))
     if skips:
-        assert part_ok(owner, sampler._core_holds).all()
+        assert part_ok(owner, sampler.core_holds).all()
     # what is skipped rejects nothing: the accepted rows are those of a full check
     full = np.ones(len(owner), dtype=bool)
     for part in sampler.checked:
         full &= part_ok(owner, part)
-    assert np.array_equal(sampler._accept(owner), full)
+    assert np.array_equal(sampler.accept(owner), full)

@@ -222,7 +222,7 @@ _HCP_BOUND = st.one_of(
 @settings(max_examples=25, deadline=None)
 @given(bounds=st.tuples(_HCP_BOUND, _HCP_BOUND, _HCP_BOUND, _HCP_BOUND), seed=st.integers(0, 2**32))
 def test_random_hcp_scenarios_drawn_exactly_are_legal_and_satisfied(bounds, seed):
-    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.proposers as proposers
     from bridgeshape_mirror.deals.errors import Unsatisfiable
 
     roles = ("opener", "opp1", "responder", "opp2")
@@ -231,14 +231,14 @@ def test_random_hcp_scenarios_drawn_exactly_are_legal_and_satisfied(bounds, seed
         return
     scenario = dsl.parse_scenarios(text)[0]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sampler_module, "EXACT_DRAW_FROM", 0)
+        patch.setattr(proposers, "EXACT_DRAW_FROM", 0)
         try:
             sampler = ScenarioSampler(scenario)
         except Unsatisfiable:
             return
         rows = dealt(sampler, 50, seed)
     assert len(rows) == 50
-    assert sampler.exact_draw is not None or len(sampler.parts) < 2 or sampler._expected_rate() == 1
+    assert sampler.exact_draw is not None or len(sampler.parts) < 2 or sampler.expected_rate() == 1
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())  # legal too
 
 
@@ -247,12 +247,12 @@ RARE_BY_HCP = "opener hcp:16+ S:3+; opp1 hcp:13+ H:3+; responder hcp:0-5"  # cor
 
 def test_the_hcp_superset_replaces_a_core_that_rejects_most():
     sampler = sampler_of(RARE_BY_HCP)
-    core_rate = sampler._expected_rate()
+    core_rate = sampler.expected_rate()
     assert core_rate < 0.05
     dealt(sampler, 10, 2)
     assert sampler.exact_draw is None  # a few deals: the core is cheaper
     rows = dealt(sampler, 3000, 2)
-    assert sampler.exact_draw is not None and sampler._expected_rate() > 10 * core_rate
+    assert sampler.exact_draw is not None and sampler.expected_rate() > 10 * core_rate
     scenario = dsl.parse_scenarios(RARE_BY_HCP)[0]
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
 
@@ -331,9 +331,9 @@ RARE_BY_LENGTHS = "opener S:6+ hcp:8+; opp1 H:6+ hcp:6+"
 
 
 def test_length_superset_and_rejection_is_uniform_against_shuffle_and_reject(monkeypatch):
-    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.proposers as proposers
 
-    monkeypatch.setattr(sampler_module, "PLACEMENTS_BELOW_RATE", 1.0)  # a cost rule, not one of correctness
+    monkeypatch.setattr(proposers, "PLACEMENTS_BELOW_RATE", 1.0)  # a cost rule, not one of correctness
     n = 2000
     sampler = sampler_of(RARE_BY_LENGTHS)
     mine = dealt(sampler, n, 20261203)
@@ -352,7 +352,7 @@ def test_length_superset_and_rejection_is_uniform_against_shuffle_and_reject(mon
 def test_a_scenario_rare_by_its_lengths_gets_the_length_superset():
     sampler = sampler_of("opener S:8+ hcp:10+; opp1 H:8+ hcp:8+")  # 2e-6; its core accepts 0.29%
     rows = dealt(sampler, 2000, 5)
-    assert isinstance(sampler.exact_draw, LengthDraw) and sampler._expected_rate() > 0.3
+    assert isinstance(sampler.exact_draw, LengthDraw) and sampler.expected_rate() > 0.3
     scenario = dsl.parse_scenarios("opener S:8+ hcp:10+; opp1 H:8+ hcp:8+")[0]
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
 
@@ -368,7 +368,7 @@ _LENGTH_RANGE = st.one_of(
 def test_random_length_scenarios_drawn_exactly_are_legal_and_satisfied(rules, seed):
     """Any per-suit length ranges on the four seats (the superset is then the scenario),
     through the sampler with the cost rules off."""
-    import bridgeshape_mirror.deals.drawing.sampler as sampler_module
+    import bridgeshape_mirror.deals.drawing.proposers as proposers
     from bridgeshape_mirror.deals.errors import Unsatisfiable
 
     roles = ("opener", "opp1", "responder", "opp2")
@@ -382,8 +382,8 @@ def test_random_length_scenarios_drawn_exactly_are_legal_and_satisfied(rules, se
     except dsl.InvalidDsl:
         return  # the same suit twice for one seat
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sampler_module, "EXACT_DRAW_FROM", 0)
-        patch.setattr(sampler_module, "PLACEMENTS_BELOW_RATE", 2.0)
+        patch.setattr(proposers, "EXACT_DRAW_FROM", 0)
+        patch.setattr(proposers, "PLACEMENTS_BELOW_RATE", 2.0)
         try:
             sampler = ScenarioSampler(scenario)
         except Unsatisfiable:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals.rules.compiled import compile_scenario
-from bridgeshape_mirror.deals.drawing.sampler import counting_cost
+from bridgeshape_mirror.deals.counting.scenario import counting_cost
 from bridgeshape_mirror.site_builder.sampling import SampleJob, sample_job, sample_jobs, schedule
 
 ONE_PARTNERSHIP = "opener hcp:15-17 shape:balanced; responder hcp:8+ H:4"

@@ -144,10 +144,10 @@ def test_benchmark_c_at_100000_deals_takes_the_union_and_at_5000_its_positive_te
     accepts 60%."""
     text = "opener hcp:12-21 x:5+; opp1 hcp:12+ S:3+ H:3+ D:3+ C:3+; responder hcp:0-8"
     sampler = sampler_of(text)
-    sampler._try_exact_supersets(100_000)
+    sampler.choose_proposer(100_000)
     assert isinstance(sampler.exact_draw, UnionDraw) and sampler.exact_draw.classes == 1
     sampler = sampler_of(text)
-    sampler._try_exact_supersets(5000)
+    sampler.choose_proposer(5000)
     assert isinstance(sampler.exact_draw, ColumnDraw)
 
 
@@ -158,7 +158,7 @@ def test_benchmark_e_keeps_its_core_and_ten_deals_build_nothing():
     dealt(sampler, 10, 1)
     assert sampler.exact_draw is None
     sampler = sampler_of(E)
-    sampler._try_exact_supersets(100_000)
+    sampler.choose_proposer(100_000)
     assert not isinstance(sampler.exact_draw, (UnionDraw, ColumnDraw))
 
 
@@ -176,8 +176,8 @@ def test_benchmark_e_decides_without_counting_classes_and_reads_its_positive_cou
     monkeypatch.setattr(module, "class_count", lambda *a: pytest.fail("classes counted"))
     for _ in range(2):
         sampler = sampler_of(E)
-        sampler._try_exact_supersets(100_000)
-        assert sampler._supersets_tried and sampler.exact_draw is None
+        sampler.choose_proposer(100_000)
+        assert sampler.supersets_tried and sampler.exact_draw is None
     assert counted.count(True) == 1  # the positive term, HCP totals only: counted once
 
 

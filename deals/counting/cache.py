@@ -1,5 +1,5 @@
 """A small disk cache for integers that take a noticeable time: exact cross-partnership
-counts (kind "cross-band", `deals.drawing.sampler.exact_cross_count`; "cross" and "cross-columns"
+counts (kind "cross-band", `deals.counting.scenario.exact_cross_count`; "cross" and "cross-columns"
 before, whose -1, "past the budget", stood for scenarios now counted exactly) and the
 accepted draws of a scenario's rules-seeded estimate (kind "estimate", see `deals.drawing.sampler`;
 deterministic, so caching never changes a result).
@@ -11,7 +11,7 @@ home, corrupt file) just means a cache miss: the count is recomputed, never wron
 `BSM_DEALS_CACHE=0` turns the cache off.
 
 `Bounded` is the in-memory kind: the models and pair counts a process keeps for reuse
-(`deals.drawing.sampler.pair_model`, `deals.counting.crossing`), least recently used dropped past a count
+(`deals.counting.scenario.pair_model`, `deals.counting.crossing`), least recently used dropped past a count
 and a byte budget.
 """
 

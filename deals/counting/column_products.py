@@ -1,89 +1,13 @@
 """Exact counts of whole deals whose length rules are conditions on the suits one at a time
-(and shapes).
+(and shapes), without listing length matrices.
 
-`deals.counting.length_matrices` sums over every admissible 4 x 4 length matrix L (seat, suit). When
-L's admissibility is a product of conditions on its columns (a suit's lengths at the four
-seats: per-suit ranges of any seat, a fit in one named suit), the matrices need not be
-listed at all. With suit k's table T_k(c) over the capped HCP cells (`deals.counting.length_matrices`:
-who holds A K Q J, times the ways to deal the nine spots so that the column is c),
-
-    count = sum over s of  A_s . R(B_{13 - s}),
-    A_s = sum over columns c1 + c2 = s of T_1(c1) * T_2(c2)     (suits 1 and 2, * convolution)
-    B_t = sum over columns c3 + c4 = t of T_3(c3) * T_4(c4)
-
-where s runs over the partial row sums of the first two suits (at most 1,834 vectors), the
-columns over those their suit admits, and R is the box sum of `LengthMatrixCount.box_sums`
-(the HCP totals that a cell of the first half still allows). This is the length matrices'
-bilinear form sum C[i, j] P12_i . R34_j with C of rank one in each group of halves, summed
-before the product: the cost depends on the columns, not on the matrices (1.6 million of
-them for the sample's Cue-bid scenarios).
-
-A_s itself is not built half by half: T(c) = sum over honour-count vectors n (35) of
-spots(c, n) * H_n, H_n the HCP table of the owners of A K Q J with counts n, so
-
-    A_s = sum over (n1, n2) of  K_s[n1, n2] * G[n1, n2],   G[n1, n2] = H1_n1 * H2_n2
-    K_s[n1, n2] = sum over admissible c1 + c2 = s of spots(c1, n1) * spots(c2, n2)
-
-G (1,225 x cells) comes from the owners of the two suits' honours (at most 256 x 256
-pairs, one `np.bincount`); K is one small matrix product per group (35 x pairs of columns
-x 35); A = K @ G in BLAS. Columns of K that are zero in every group are dropped and equal
-columns merged (their rows of G summed): two suits without length rules keep 165. The
-pairing of the suits into halves is the one that looks cheapest (pairs of columns, and
-groups that meet). R is linear, so R(B_s) = K_s @ R(G): the second half's box sums are
-taken once per row of its merged G (hundreds) rather than once per group (thousands). The
-products and dots run on the live cells only, those whose levels sum to at most 20 (a half
-holds 20 HCP, and a level never exceeds the HCP it stands for): 39% of the Cue-bid's cells;
-the box sums, which need the grid, on every cell.
-
-Conditions that are disjunctions over suits become products by inclusion-exclusion: a
-wildcard length (`x:5+`: some candidate suit has 5+) is all - "every candidate suit has
-4 or fewer", a fit in one of several suits likewise ("every such suit short" is per suit);
-2**d signed terms for d such disjunctions (one suit only: a column condition, no term).
-A shape class is a condition on a row, not on the columns: a half's groups are then told
-apart also by the shorter of the shaped seat's two lengths in the half, so that a pair of
-groups (one per half) knows that seat's four lengths up to their order (all a shape class
-depends on), and a group meets the other half's groups
-whose row sums complete its own and whose row passes the shape (R rows meeting one A row
-are summed before the dot). A wildcard with an HCP part (`x:5+ xhcp:4+`) is all - "no
-candidate suit has its length and its HCP in range": in that term a candidate suit whose
-column gives the seat a length in range must not give it the HCP, a mask of the suit's
-honours' owners that depends on the column (`masked_terms`). Each mask is a variant of the
-suit's 35 honour-count vectors: K and G get a block per pair of variants (a column's spot
-ways sit in its variant's block only), so the sums above hold unchanged; two such seats,
-four variants of a suit at most. Past the budget (`MAX_WORK`, and `MAX_TABLE_BYTES`: four
-wide HCP ranges, say 0-20 at every seat), None, and the caller uses the length matrices.
-
-Four seats with HCP rules: the deck holds 40 HCP, so seat d's total is 40 minus the other
-three's and its rule lo_d <= h_d <= hi_d is the band 40 - hi_d <= h1 + h2 + h3 <= 40 - lo_d
-(`length_matrices.banded_axes`). The cells then have three axes instead of four (the Cue-bid
-with `opp2 hcp:0-7`: 17 x 21 x 8 instead of 21 x 17 x 11 x 8), and R checks the band where
-the halves meet (`LengthMatrixCount.box_sums`: each B cell spread over the sums of the A
-cells it can meet, the axes boxed, R read at the A cell's own sum). Exactness: a sum needs
-every value of its terms, so the three axes are exact, not capped (`hcp:10+` keeps 10, 11,
-... apart, where alone it keeps 0..10, "10" standing for "10 or more"); what stays true is
-that HCP never come back down, so a value above a seat's top is dead (the spare cell), and
-the tops are narrowed first to what the four rules allow together (h_i <= 40 - lo_d - the
-other two's lo), which changes no deal's verdict and keeps the axes short. A cell's levels
-are then its HCP, so R's test of every kept seat's range and of the band on the sum is the
-test of all four rules. Per-suit HCP rules are masks of the honours' owners, not axes: the
-band's seat may have them too. `dropped_seat` picks the seat whose band leaves the fewest
-cells, and keeps four capped axes when those are fewer (open ranges everywhere).
-
-What recurs is made once: a term's two halves, when its suits are alike (the take-out
-doubles: every suit), are one prepared half, and only half their meeting pairs are summed,
-twice (R's box is symmetric: `term_total`); the pairs of columns of two suits are kept by
-the columns they admit; a count is kept per process for every renaming of the suits
-(`column_count`: the Cue-bid over 1H and over 1S).
-
-Exactness: spots(c, n) <= 9!/(3!2!2!2!) < 2**13, so K's entries (sums of at most 560
-products: c1 decides c2 in a group) are below 2**36; G's entries, merged or not, count
-owners of eight honours (<= 4**8). Every entry of A, B and R(B) is a sum of non-negative
-integer products counting ways to deal some 26 cards, at most 26!/(6!7!6!7!) < 2**45, so
-every partial sum of the float64 products, BLAS included (K_s @ R(G) too: its terms add up
-to an entry of R(B_s)), is an integer below 2**53 and exact. The R rows meeting one A row
-are summed in int64 (a block's running sums stay below 2**21 * 2**45), the dots run on
-21-bit limbs (`deals.counting.exact.exact_dot`); results are Python ints, and signed terms are
-added as such. Variants change none of it: a block of K sums some of the products K did.
+The count is a sum over the meeting pairs of groups of two halves (two suits each) of
+A_s . R(B_(13-s)), A = K @ G: K the spot ways of a group's pairs of columns per pair of
+honour-count vectors, G the honours' HCP tables. Disjunctions over suits by
+inclusion-exclusion, shapes by the groups' rows, four seats with HCP rules by a band on
+three seats' sum. Past the budget (`MAX_WORK`, `MAX_TABLE_BYTES`, `MAX_K_BYTES`,
+`MAX_ALL_K_BYTES`), None. The derivation and why every sum is exact: docs/COUNTING.md,
+"Column products".
 """
 
 from __future__ import annotations

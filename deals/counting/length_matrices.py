@@ -1,53 +1,10 @@
 """Exact counts of whole deals through their length matrices: any scenario, within a budget.
 
-A deal's *length matrix* L[seat, suit] (4 x 4, every row and every column summing to 13)
-decides every length-only rule of a scenario: suit ranges, shapes, wildcard lengths and fits.
-Given L the suits are independent: suit k's 13 cards split among the seats as column L[:, k]
-says, and the ways to deal it with given HCP per seat are a sum over who holds each of
-A K Q J (4**4 owners) of the ways to deal the nine spot cards (a multinomial). So
-
-    count = sum over admissible L of  sum over the HCP box of (T_1 * T_2 * T_3 * T_4)
-
-where T_k is suit k's table over the HCP of the seats that have a total-HCP rule (per-suit
-HCP rules mask a seat's entries; the HCP of seats without a total rule are summed out) and
-* is convolution. This is what `deals.counting.crossing` cannot do: three or four seats with HCP
-rules (the take-out double examples), shapes and wildcards on every seat, fits of both
-partnerships at once.
-
-- HCP totals are *capped*: a range lo-hi keeps the values 0..hi (HCP never come back down,
-  so more is dropped), an open range lo+ keeps 0..lo, lo standing for "lo or more". A half
-  (two suits) holds at most 20 HCP per seat. The take-out double examples need
-  21 x 13 x 9 = 2,457 cells per half instead of 21**3.
-- Meet in the middle: P12 = T_1 * T_2, P34 = T_3 * T_4, and L counts P12 . R34, R34 being the
-  box sums of P34 (what each cell of P12 still allows; separable, one 0/1 matrix per seat).
-- Alike suits (`deals.counting.symmetry`): only matrices whose columns are in order within each class
-  of suits the scenario treats alike are counted, each times the arrangements it stands for
-  (the take-out doubles: 15,516 of 364,540). Suit tables are keyed by (column, HCP masks),
-  not by suit, so alike suits share them, and a half is keyed by its two tables unordered.
-- Halves are shared: many L have the same first two columns. The sum over L is the bilinear
-  form sum C[i, j] P12_i . R34_j, C[i, j] counting the admissible L (signed, see below) made
-  of halves i and j. It runs per group of halves with matching partial row sums (the only
-  halves that can meet), a group next to its mirror (sums s and 13 - s, the same halves on
-  the other side): S = C @ R34 (float64 BLAS), then the row dots P12_i . S_i.
-- A wildcard with an HCP condition (`xhcp`) is a disjunction over suits, counted by
-  inclusion-exclusion: all - "no candidate suit of the right length has its HCP in range",
-  and "none has" is a per-suit mask once L is known. 2**w signed terms for w such seats.
-
-Exactness: a suit table's entries are below 2**21 and a half's entries sum to at most the
-product of two multinomials 13!/(4!3!3!3!) < 2**41, so the convolutions (np.bincount of
-non-negative float64 products) and box sums (sums of subsets of a row) stay below 2**53,
-where float64 is exact. C @ R34 runs on R34 split in two 21-bit limbs (|C| <= 24 * 2**4 on
-at most 512 columns: partial sums below 2**39); the row dots in int64 on 21-bit limbs of
-both sides (below cells * 2**42). Results are Python ints.
-
-Cost is about (matrices counted) x (cells of a half), plus the distinct halves' sparse
-convolutions (`Plan.work`): the take-out double examples take about 0.7 s each. Scenarios past
-`MAX_MATRICES` or `MAX_WORK` (say, three seats with HCP rules and no length rule at all:
-37 million matrices) get None, and the sampler estimates their probability instead.
-`deals.counting.column_products` counts the scenarios whose length rules are per suit or shapes
-without listing matrices (with this module's tables, capping and box sums, and for four
-seats with HCP rules one of them as a band on the others' sum: `banded_axes`; wildcards
-with HCP by masks per column); what is left here is what passes its budget.
+A deal's 4 x 4 length matrix (seat, suit) decides every length-only rule; given it the suits
+are independent, so the count is a sum over admissible matrices of the HCP box sums of four
+suit tables' convolution, met in the middle, alike suits and shared halves counted once.
+Past `MAX_MATRICES` or `MAX_WORK`, None (the sampler estimates). The method and why it is
+exact: docs/COUNTING.md, "Length matrices".
 """
 
 from __future__ import annotations

@@ -1,40 +1,10 @@
 """Exact counting for one partnership: how many pairs of hands its two seats can hold.
 
-`PairModel(part)` counts the ordered pairs (hand of seat a, hand of seat b) of disjoint
-13-card hands that satisfy the partnership's seat rules and fits, exactly, with integers:
-
-1. Length vectors. Each seat keeps the vectors passing its length-only rules (ranges, shape,
-   a wildcard length in some candidate suit); pairs of vectors must fit in the deck (a_k + b_k
-   <= 13) and satisfy the fits (fits depend only on combined lengths).
-2. HCP, for one pair of length vectors (a_k, b_k) for k = S H D C. Given the lengths, the suits
-   are independent, and suit k contributes `joint_table()[a_k, b_k, ha, hb]` ways (masked by
-   the per-suit HCP rules). The HCP totals couple the suits, so the count is a sum over a 2-D
-   convolution: meet in the middle, P12 = J_S * J_H (a 21x21 table of HCP pairs), P34 = J_D *
-   J_C; the count is sum over (u, v) of P12[u, v] * R34[u, v], where R34[u, v] sums P34 over
-   the rectangle of HCP totals that (u, v) still allows. Half-suit tables are shared by all
-   pairs of vectors with the same half, and each convolution of two one-suit tables is
-   computed once per process (`_ConvCache`, by the tables' contents: models share most of
-   them); the dot products are grouped into matrix products.
-3. A wildcard with an HCP condition (`xhcp`) is a disjunction over the candidate suits of
-   the right length, which adding per-suit counts would overcount; it is counted by
-   inclusion-exclusion instead: all - (no qualifying suit has its HCP in range), with the
-   complement expressed as a per-suit mask. With two such seats, four signed terms.
-
-Memory: a model keeps per pair of length vectors its weights and the codes of its two
-halves, not the halves' HCP tables (`draw_tables` rebuilds those the sampler needs), so a
-cached model of a big partnership weighs a few MB instead of tens.
-
-Modes: a seat b without rules is not enumerated ("rest mode": b stands for the other 39
-cards, so the work is that of single hands); with fits too ("fit mode"), each length vector
-L of a is weighted by Z(L) = ways for b to take lengths that complete the fits, a
-hypergeometric sum. A partnership with no fit and a free seat counts hands of one seat.
-
-Exactness: every per-pair count is at most the number of ways to hold those lengths, under
-4.3e18, so it fits in int64; sums over pairs are Python ints. The convolutions and products
-run in float64 BLAS on integers kept small enough that every partial sum is below 2**53
-(entries split in 17-bit limbs, or a rounded product fixed by residues, where needed), so
-they are exact whatever the summation order; results are rounded back to int64. The sampler draws from the *superset* weights (step 3
-left out) and rejects the deals whose wildcard HCP fails, restarting the whole deal.
+`PairModel(part)` counts, with integers, the ordered pairs of disjoint hands of its two seats
+that satisfy their rules and fits: per pair of length vectors, the suits are independent and
+the HCP totals are met in the middle (suits 1+2 against 3+4, a box sum of the second half);
+a wildcard's HCP by inclusion-exclusion. The method, its modes and why every sum is exact:
+docs/COUNTING.md, "One partnership".
 """
 
 from __future__ import annotations
@@ -402,7 +372,7 @@ class PairModel:
         rules with the suits renamed, `suit_of[k]` its suit for suit k here): each pair of
         length vectors weighs what its renamed pair weighs there (the same hands, renamed),
         so the weights are looked up, not counted; every array is the one counting makes,
-        in its order, so the draws are the same (`deals.drawing.sampler.pair_model`)."""
+        in its order, so the draws are the same (`deals.counting.scenario.pair_model`)."""
         single_threaded_blas()
         self.part = part
         ra, rb = part.rules

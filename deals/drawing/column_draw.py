@@ -1,52 +1,10 @@
 """Exact draws of deals from the column products' positive term, HCP cells included.
 
-`deals.counting.column_products` counts a term as a sum over the meeting pairs p = (group s of the
-first half, group 13 - s of the second) of A_s . R(B_(13-s)), A and B over the HCP cells of
-the seats with HCP rules (capped, or exact with a band), R the box sums. The positive term
-(per-suit length ranges of every seat, fits and wildcards in one suit, shapes, HCP totals,
-per-suit HCP: every rule but the disjunctions over several suits) is drawn backwards
-through that sum, so that each of its deals comes out with the same probability:
-
-1. (p, a), a a cell of the first half, with weight A_p[a] * R(B_p)[a]. The products pass
-   int64: as in `deals.drawing.exact_choice.draw_rounded`, they are rounded up to multiples of 2**s
-   (s the least shift that keeps their total inside int64; from float64 products with a
-   margin, so never below), (p, a) is drawn by the rounded weights (one int64 cumulative
-   sum over every pair and live cell) and kept with probability exact / rounded by an
-   exact integer comparison; a rejected one is drawn again (about cells in 2**61);
-2. the second half's cell b among those that meet a (every axis and the band pass: the
-   box sums' own 0/1 relation, read from `LengthMatrixCount.box_sums` of single cells),
-   with weight B_p[b]: those cells are a few runs in C order (a box: one per level of the
-   axes but the last), so a run is drawn by its sum (a difference of B's running sums),
-   then a cell in it by one search;
-3. in each half, given its group s and cell: a pair of entries of the two suits' honour
-   tables (HCP code, honour-count vector n, owners) whose cells add up to it, with weight
-   owners1 * owners2 * K_s[n1, n2] (K_s: the spot ways of the group's column pairs, as
-   `Half.k_matrices` gives them), in two draws: the slot (cell, merged column of K) by
-   K_s times its entries' owners, then the entry in the slot by its owners (a cell's
-   entries share a few hundred slots: 3-7 times fewer to lay out); then the pair of
-   columns (c1, c2) of the group with weight spots(c1, n1) * spots(c2, n2); then the honours' owners uniformly among those of
-   each entry; then the nine spots of each suit uniformly among the splits that give the
-   column its lengths (one of the dealings with those counts, from a table of all 4**9).
-
-Each step's weights sum to the previous step's weight, so a deal's probability is
-1 / (the term's count). Steps 2 and 3 draw within segments (a cell's meeting cells, a cell's
-honour entries, a group's column pairs) laid end to end under one cumulative sum, each
-distinct segment once (`_choose_in_segments`): about 11-16 us a deal on benchmark C's and
-E's terms. The counting code's merged and dropped columns of K and its live-cell compaction are read
-through what undoes them: `PreparedHalf.tables` / `live_tables` for A and B, its distinct
-columns and `PreparedHalf.merge` for K, `LengthMatrixCount.capmap` and `live_cells` for the
-honours' cells. Exact: every weight is an int64 below 2**46 and every segment's sum is an
-entry of A, B, R(B) or K (below 2**45), so a block of 2**17 segments stays below 2**62.
-Disjunctions over several suits (wildcards, fits in one of several suits, and wildcards with
-an HCP part) are not in the positive term: the sampler checks the whole scenario after the
-draw and rejects the rest, at the rate count / positive term (`deals.drawing.sampler`).
-
-Not drawn here (None from `column_draw`, the other paths stay): what `column_products`
-does not count (`counts`) or counts past its budget, and terms whose tables would pass
-`MAX_DRAW_BYTES` (A, B and R(B) per group, K per group, the cells' meeting relation: four
-seats with HCP rules and 1,834 groups a half weigh about 100 MB). The positive term is
-prepared whatever `column_products.MAX_WORK` says (the sampler asks only for scenarios it
-counted exactly, nearly all of them within that budget).
+The term's sum (`deals.counting.column_products`) is walked backwards: a meeting pair of
+groups and a cell of the first half, a meeting cell of the second, then per half the honours'
+entries, the pair of columns, the honours' owners and the spots; each step's weights sum to
+the previous step's weight, so every deal of the term has probability 1 / its count. The
+steps, their layout and why every weight is exact: docs/COUNTING.md, "Column draw".
 """
 
 from __future__ import annotations

@@ -1,35 +1,10 @@
-"""Exact draws of one partnership's two hands from a `PairModel` (see `deals.drawing.sampler` for the method).
+"""Exact draws of one partnership's two hands from a `PairModel`.
 
 `draw_part(model, n, rng)` returns up to `n` rows of a `(rows, 52)` int8 seat-of-card array
-with the cards of seat a and seat b set and every other card -1. Each row is uniform over
-the model's superset (every rule of the partnership except wildcard HCP), independently.
-Fewer than `n` rows come back when the first step's exact rejection (see below) rejects.
-
-Steps, each an exact draw from integer weights:
-
-1. the pair of length vectors, with weight = its superset count. The total can exceed
-   int64, so weights are rounded up to multiples of 2**s (total < 2**62) and the pick is
-   accepted with probability w / (ceil(w / 2**s) * 2**s), by an exact integer comparison:
-   overall probability exactly proportional to w (a rejected row is simply dropped);
-2. the HCP pair (u, v) of the first two suits, weight P12[u, v] * R34[u, v];
-3. how (u, v) splits between suit 1 and suit 2, weight J1[h1] * J2[(u, v) - h1];
-4. the HCP pair of the last two suits within the HCP-total rectangle, weight P34;
-5. its split between suits 3 and 4;
-6. per suit, the honour split (which honours each seat holds), weight = ways to add spots;
-7. per suit, the spot cards, by a uniform permutation of the nine spots.
-
-Steps 2-5 read the HCP tables of each pair's two halves (suits 1+2 and 3+4: P12, P34 and
-R34, see `deals.counting.partnership`). The model does not keep them: a small draw (the mirror's few
-deals) rebuilds only the halves its rows use, with the same functions the count used; a
-draw of `FULL_TABLES_FROM` rows or more builds every half's tables once and keeps them on
-the model. Same values either way, so the same deals from the same seed.
-
-Rest mode (seat b has no rule): b's HCP are the rest of each suit's 10, so steps 2-5 run on
-the diagonals (21 or 11 choices instead of 441 or 66) and b's cards stay -1. Fit mode (rest
-mode plus fits): step 1 is followed by an exact Bernoulli(Z(L) / max Z) that weights a's
-length vector L by Z(L), the ways for b to complete the fits; after step 7, b's length
-vector is drawn with weights C(13 - a_k, b_k) among those completing the fits, and b's
-cards uniformly among the cards a does not hold, suit by suit.
+with the cards of the partnership's two seats set and every other card -1, each row uniform
+over the model's superset (every rule of the partnership but wildcard HCP), independently:
+the model's count is walked backwards, each step an exact draw from integer weights. The
+steps and the modes: docs/COUNTING.md, "One partnership's draws".
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ def drawn_by(text: str, kind: type, below: float) -> np.ndarray:
     sampler = sampler_of(text)
     assert sampler.probability.value < below
     rows = dealt(sampler, 3000, 5)
-    assert isinstance(sampler.exact_draw, kind) and sampler._draws_scenario
+    assert isinstance(sampler.exact_draw, kind) and sampler.proposes_scenario
     scenario = dsl.parse_scenarios(text)[0]
     assert all(satisfies(Deal.from_seat_of_card(row), scenario) for row in rows.tolist())
     assert np.array_equal(rows, dealt(sampler_of(text), 3000, 5))
