@@ -42,6 +42,45 @@ PROVED_EMPTY = Probability(0, Fraction(0), 0, 0)
 
 
 @dataclass(frozen=True)
+class ClassShare:
+    """One class of a levelled set (`deals.levels`): its probability among all deals, its
+    share of the scenario's deals (a Fraction when both are exact), the boards it got, and
+    why it has none when it has none."""
+
+    name: str
+    probability: Probability
+    natural_share: Fraction | float
+    boards: int
+    empty: Reason | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.probability
+        out: dict[str, Any] = {"class": self.name, "probability": p.value, "probability_exact": p.exact}
+        if p.fraction is not None:
+            out["probability_fraction"] = f"{p.fraction.numerator}/{p.fraction.denominator}"
+        else:
+            out["probability_ci95"] = [p.low, p.high]
+        out["natural_share"] = float(self.natural_share)
+        if isinstance(self.natural_share, Fraction):
+            out["natural_share_fraction"] = f"{self.natural_share.numerator}/{self.natural_share.denominator}"
+        out["boards"] = self.boards
+        if self.empty is not None:
+            out["unsatisfiable"] = self.empty.english()
+        return out
+
+
+@dataclass(frozen=True)
+class Levels:
+    """What a levelled set says about itself: the measure and each class."""
+
+    by: str
+    classes: tuple[ClassShare, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"by": self.by, "classes": [c.to_json() for c in self.classes]}
+
+
+@dataclass(frozen=True)
 class ScenarioDeals:
     """Scenario `index` (from 1, like the DSL's scenario numbers): its deals, as PBN deal
     strings with the opener North, and its probability; or no deals and the reason why,
@@ -57,6 +96,9 @@ class ScenarioDeals:
     too_rare: Reason | None = None
     failed: Reason | None = None
     error: str | None = None
+    #: a levelled set (`deals.levels`): its classes, and each deal's class
+    levels: Levels | None = None
+    deal_classes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # A reason given as its English text (the JSON's) is read back into its data.
@@ -70,6 +112,8 @@ class ScenarioDeals:
             raise ValueError("a scenario is unsatisfiable, too rare or failed: one of them")
         if (self.failed is None) != (self.error is None):
             raise ValueError("a failed scenario names its error, and only a failed one")
+        if self.deal_classes and len(self.deal_classes) != len(self.deals):
+            raise ValueError("a levelled set names the class of every deal")
 
     @property
     def no_deals_reason(self) -> Reason | None:
@@ -79,7 +123,9 @@ class ScenarioDeals:
         return {
             "index": self.index,
             "label": self.label,
-            "deals": [{"pbn": pbn} for pbn in self.deals],
+            "deals": [{"pbn": pbn, "class": c} for pbn, c in zip(self.deals, self.deal_classes)]
+            if self.deal_classes
+            else [{"pbn": pbn} for pbn in self.deals],
             **self.summary_json(),
         }
 
@@ -102,6 +148,8 @@ class ScenarioDeals:
             out["probability_ci95"] = [p.low, p.high]
         if self.too_rare is not None:
             out["too_rare"] = self.too_rare.english()
+        if self.levels is not None:
+            out["levels"] = self.levels.to_json()
         return out
 
     @classmethod

@@ -61,6 +61,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "in JSON, the result table in PBN; deal k of the output is scored on board k's vulnerability"
         ),
     )
+    parser.add_argument(
+        "--level", metavar="BY", action="append",
+        help=(
+            "a levelled set: each class of the measure BY gets its share of the boards, every deal uniform "
+            "within its class: hcp:ROLE[:BANDS] (bands like 12-14,15-17,18-21; by default the role's range in "
+            "three), suit:ROLE (the suit the role's wildcard takes), fit (the scenario's first fit), shape:ROLE; twice, the product of two measures' classes"
+        ),
+    )
+    parser.add_argument("--mix", metavar="SHARES", help="the classes' shares of the boards, like 2:1:1 (default equal)")
     parser.set_defaults(handler=run)
 
 
@@ -110,6 +119,8 @@ def run(args: argparse.Namespace) -> ExitCode:
     if isinstance(chosen, ExitCode):
         return chosen
     scenarios, _ = chosen
+    if args.level is not None or args.mix is not None:
+        return _levelled(args, scenarios)
 
     from bridgeshape_mirror.deals.formats import open_writer
     from bridgeshape_mirror.deals.drawing.rng import make_rng
@@ -157,3 +168,64 @@ def _say_no_deals(outcome: ScenarioDeals) -> None:
         print(f"{name} is unsatisfiable: {outcome.unsatisfiable}", file=sys.stderr)
     else:  # too rare: not proved empty, and no deal found either
         print(f"{name}: {outcome.too_rare}", file=sys.stderr)
+
+
+def _levelled(args: argparse.Namespace, scenarios: list[tuple[int, Scenario]]) -> ExitCode:
+    """`--level`: each scenario as a levelled set (`deals.levels`), held whole, then written."""
+    from bridgeshape_mirror.deals.drawing.rng import make_rng
+    from bridgeshape_mirror.deals.formats import open_writer
+    from bridgeshape_mirror.deals.levels import LevelError, levelled_outcome, parse_mix, product
+
+    if args.level is None:
+        print("bridgeshape-mirror deals: --mix needs --level", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        shares = parse_mix(args.mix) if args.mix is not None else None
+        levels = [(index, scenario, product(scenario, args.level)) for index, scenario in scenarios]
+        outcomes = [
+            levelled_outcome(scenario, index, args.count, by, shares, lambda k, i=index: make_rng(args.seed, i, k))
+            for index, scenario, by in levels
+        ]
+    except LevelError as exc:
+        print(f"bridgeshape-mirror deals: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    dd = _DoubleDummy() if args.dd else None
+    classes = {pbn: name for o in outcomes for pbn, name in zip(o.deals, o.deal_classes)}
+    options = dd.options(args.format) if dd else {}
+    fields, tags = options.get("deal_fields"), options.get("extra_tags")
+
+    def deal_fields(pbn: str, number: int) -> dict[str, object]:
+        return {"class": classes[pbn], **((fields(pbn, number) or {}) if fields else {})}
+
+    def extra_tags(deal: BoardDeal) -> tuple[PbnTag, ...]:
+        from bridgeshape_mirror.deals.boards.pbn import PbnTag
+
+        return (PbnTag("Level", classes[deal.pbn]), *(tags(deal) if tags else ()))
+
+    per_format = {"json": {"deal_fields": deal_fields}, "pbn": {"extra_tags": extra_tags}}.get(args.format, {})
+    writer = open_writer(args.format, sys.stdout.buffer, tool=_tool, seed=f"seed {args.seed}", **per_format)
+    status = ExitCode.OK
+    writer.begin()
+    for outcome in outcomes:
+        if dd:
+            dd.solve(outcome.deals)
+        if outcome.no_deals_reason:
+            _say_no_deals(outcome)
+            status = ExitCode.INVALID
+        elif outcome.levels is not None:
+            _say_mix(outcome)
+        writer.scenario(outcome)
+    writer.end()
+    sys.stdout.buffer.flush()
+    return status
+
+
+def _say_mix(outcome: ScenarioDeals) -> None:
+    """The natural mix beside the delivered one, on standard error (the output stays a document)."""
+    assert outcome.levels is not None
+    total = sum(c.boards for c in outcome.levels.classes) or 1
+    name = f"scenario {outcome.index}" + (f" ({outcome.label})" if outcome.label else "")
+    print(f"{name} levelled by {outcome.levels.by}:", file=sys.stderr)
+    for c in outcome.levels.classes:
+        line = f"  {c.name}: natural {float(c.natural_share):.1%}, delivered {c.boards / total:.1%} ({c.boards} board{'' if c.boards == 1 else 's'})"
+        print(line + (f"; none: {c.empty.english()}" if c.empty else ""), file=sys.stderr)

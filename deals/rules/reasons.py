@@ -36,6 +36,7 @@ FIT_NO_SUIT = N_("no suit can give the partnership its fit with what the other h
 WILDCARD = N_(
     "{who}'s wildcard (x:/xhcp:) has no candidate suit: {suits} are named by the position or by its partnership's fit"
 )
+EARLIER_CLASS = N_("every deal of this class belongs to an earlier class (suits in the order S, H, D, C)")
 # -- not a proof: deals.errors.TooRare ------------------------------------------------------
 TOO_RARE = N_(
     "no deal found in {number} exact draws of the rarer partnership; the scenario may be "
@@ -47,7 +48,7 @@ INTERNAL_ERROR = N_("could not be dealt: internal error, reported")
 
 MESSAGES = (
     WHO_WITH_FIT, FIT_ALONE, ONE_HAND, TOGETHER, BOTH_PARTNERSHIPS, DECK_HCP_SHORT, DECK_HCP_LEFT, SUIT_CARDS,
-    SUIT_HCP, FIT_TAKEN, SEAT_CARDS, SEAT_HCP, SUIT_SHARE, FIT_NO_SUIT, WILDCARD, TOO_RARE, INTERNAL_ERROR,
+    SUIT_HCP, FIT_TAKEN, SEAT_CARDS, SEAT_HCP, SUIT_SHARE, FIT_NO_SUIT, WILDCARD, EARLIER_CLASS, TOO_RARE, INTERNAL_ERROR,
 )  # fmt: skip
 
 #: The English of each field, and how `read` finds it again in a text.

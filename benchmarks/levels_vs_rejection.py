@@ -1,0 +1,121 @@
+"""Levelled sets (`deals --level`) against levelling by rejection with Debian's `dealer`.
+
+For each case, 1,000 boards in equal shares of the classes:
+- ours: `bridgeshape-mirror deals DSL --count 1000 --level BY [--level BY2] --format pbn`, a
+  whole process; the classes read back from the PBN's `Level` tags;
+- rejection: `dealer` deals the scenario uniformly (the script `export --to dealer` writes,
+  exact) and boards are kept until every class has its share. The deals that takes are
+  counted from dealer's stream, then dealer is timed alone producing exactly that many (the
+  classifying, done here in Python, is left out of its time: in its favour).
+
+Prints both times (wall and CPU), the ratio, the deals rejection needed, each class's natural
+share (ours exact) beside its frequency among dealer's deals and the z-score of the
+difference (within sampling error: |z| < 3), and the boards each class got.
+
+Run: .venv/bin/python benchmarks/levels_vs_rejection.py [--boards 1000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bridgeshape_mirror import dsl  # noqa: E402
+from bridgeshape_mirror.deals.boards.pbn import parse_deal  # noqa: E402
+from bridgeshape_mirror.deals.levels import class_probability, product  # noqa: E402
+from bridgeshape_mirror.deals.rules.predicate import violations  # noqa: E402
+
+CASES = [
+    ("three HCP bands", "opener hcp:12-21 H:5+; responder hcp:6-10 H:3+", ["hcp:opener"]),
+    ("3 x 3 product", "opener hcp:12-21 x:5+; opp1 hcp:8-16 H:0-3 x:5+", ["hcp:opener", "suit:opp1"]),
+    # a strong two-suiter: its top band is rare among its own deals, the scenario among all
+    ("rare bands", "opener hcp:20-25 shape:two_suiter; opp1 hcp:6+ x:5+", ["hcp:opener"]),
+]
+SEATS = "nesw"
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    out = proc.stdout.read() if proc.stdout else b""
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, out
+
+
+def dealer_line_pbn(line: str) -> str:
+    """`n K32.AKQJ96.53.K7 e ... s ... w ...` as a PBN deal string."""
+    hands = dict(re.findall(r"([nesw]) (\S+)", line))
+    return "N:" + " ".join(hands[s] for s in SEATS)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boards", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    dealer = shutil.which("dealer") or "/usr/games/dealer"
+    cli = str(Path(sys.executable).parent / "bridgeshape-mirror")
+    print(f"load average {os.getloadavg()[0]:.2f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "XDG_CACHE_HOME": home, "PYTHONPATH": str(ROOT)}
+        for name, text, bys in CASES:
+            scenario = dsl.parse_scenarios(text)[0]
+            level = product(scenario, bys)
+            classes = level.classes
+            share = [args.boards // len(classes) + (1 if i < args.boards % len(classes) else 0) for i in range(len(classes))]
+            ours_cmd = [cli, "deals", text, "--count", str(args.boards), "--seed", str(args.seed), "--format", "pbn"]
+            for by in bys:
+                ours_cmd += ["--level", by]
+            wall, cpu, out = timed(ours_cmd, env)
+            got = re.findall(r'\[Level "([^"]+)"\]', out.decode())
+            delivered = [got.count(c.name) for c in classes]
+
+            script = subprocess.run([cli, "export", text, "--to", "dealer"], capture_output=True, text=True, env=env, check=True).stdout
+            path = Path(home) / "scenario.dlr"
+            path.write_text(script)
+            stream = subprocess.Popen([dealer, "-p", "1000000000", "-s", str(args.seed), str(path)], stdout=subprocess.PIPE, text=True)
+            kept, seen, needed = [0] * len(classes), [0] * len(classes), 0
+            assert stream.stdout is not None
+            for line in stream.stdout:
+                if not line.startswith("n "):
+                    continue
+                needed += 1
+                deal = parse_deal(dealer_line_pbn(line))
+                k = next(i for i, c in enumerate(classes) if not violations(deal, c.base) and all(violations(deal, e) for e in c.earlier))
+                seen[k] += 1
+                kept[k] = min(share[k], kept[k] + 1)
+                if kept == share:
+                    break
+            stream.kill()
+            stream.wait()
+            d_wall, d_cpu, _ = timed([dealer, "-p", str(needed), "-s", str(args.seed), str(path)], env)
+
+            print(f"\n{name}: {text}  --level {' --level '.join(bys)}  ({len(classes)} classes, {args.boards} boards)")
+            print(f"  ours     {wall:7.2f} s wall, {cpu:7.2f} s CPU")
+            print(f"  dealer   {d_wall:7.2f} s wall, {d_cpu:7.2f} s CPU for the {needed:,} deals rejection needed "
+                  f"({needed / args.boards:.1f} a board)")
+            print(f"  ratio    {d_wall / wall:7.1f}x wall, {d_cpu / cpu:7.1f}x CPU (dealer / ours)")
+            print("  class         natural (exact)  dealer's frequency     z   ours  rejection")
+            for c, n_ours, k in zip(classes, delivered, seen):
+                p = float(class_probability(c).value) / float(sum(class_probability(x).value for x in classes))
+                z = (k - needed * p) / math.sqrt(needed * p * (1 - p)) if 0 < p < 1 else 0.0
+                print(f"  {c.name:12s}  {p:15.4f}  {k / needed:18.4f}  {z:5.1f}  {n_ours:5d}  {share[classes.index(c)]:9d}")
+    print(f"\nload average {os.getloadavg()[0]:.2f} after")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
