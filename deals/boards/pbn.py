@@ -250,6 +250,47 @@ class PbnGame:
     tags: tuple[PbnTag, ...] = ()
 
 
+#: Bridge Composer's `[DoubleDummyTricks]`: one hexadecimal digit of tricks for each
+#: declarer N S E W in turn, each in NT S H D C (20 digits, `a`..`d` for 10..13). The order
+#: is that of bridge-craftwork/bridge-solver's `encode_ddt` (it writes the tag for Bridge
+#: Composer) and of the club-results reader that indexes it `5 * "NSEW".index(declarer) +
+#: "NSHDC".index(strain)`; docs/DECISIONS.md says more.
+DD_TRICKS_TAG = "DoubleDummyTricks"
+DD_TRICKS_DECLARERS = "NSEW"
+DD_TRICKS_STRAINS = ("NT", "S", "H", "D", "C")
+#: The table `DD_TRICKS_TAG` spells again: PBN 2.1's `OptimumResultTable`, whose rows are
+#: `declarer strain tricks`.
+RESULT_TABLE_TAG_NAME = "OptimumResultTable"
+
+
+def double_dummy_tricks(rows: Sequence[str]) -> str | None:
+    """The `[DoubleDummyTricks]` value of an `OptimumResultTable`'s rows (`N NT 10`), or
+    `None` unless they hold the 20 results, each 0..13, once each."""
+    tricks: dict[tuple[str, str], int] = {}
+    for row in rows:
+        parts = row.split()
+        if len(parts) != 3 or not parts[2].isdigit() or (parts[0], parts[1]) in tricks:
+            return None
+        tricks[parts[0], parts[1]] = int(parts[2])
+    wanted = [(seat, strain) for seat in DD_TRICKS_DECLARERS for strain in DD_TRICKS_STRAINS]
+    if set(tricks) != set(wanted) or max(tricks.values()) > 13:
+        return None
+    return "".join(format(tricks[key], "x") for key in wanted)
+
+
+def _derived_tags(tags: tuple[PbnTag, ...]) -> tuple[PbnTag, ...]:
+    """The tags a game's own imply: `[DoubleDummyTricks]` beside an `OptimumResultTable`
+    (club software reads the one, PBN 2.1 readers the other), made from its rows so that
+    the two never disagree."""
+    names = {tag.name for tag in tags}
+    if DD_TRICKS_TAG in names:
+        return ()
+    for tag in tags:
+        if tag.name == RESULT_TABLE_TAG_NAME and (value := double_dummy_tricks(tag.rows)) is not None:
+            return (PbnTag(DD_TRICKS_TAG, value),)
+    return ()
+
+
 #: The mandatory tags a board or a deal gives (in their order), written into a game's frame.
 _FRAMED = ("Board", "Dealer", "Vulnerable", "Deal")
 #: A value `tag_line` writes as it is: printable ASCII but quotes and backslashes, and short.
@@ -369,7 +410,7 @@ class PbnExportWriter:
             "Deal": game.deal,
         }
         lines: list[str | tuple[str]] = [(name,) if framed and name in _FRAMED else tag_line(name, tags[name]) for name in MANDATORY_TAGS]
-        for tag in sorted(game.tags, key=lambda t: t.name):
+        for tag in sorted(game.tags + _derived_tags(game.tags), key=lambda t: t.name):
             if tag.name in tags or not re.fullmatch(r"[A-Za-z0-9_]+", tag.name):
                 raise ValueError(f"not a supplementary PBN tag name: {tag.name!r}")
             lines.append(f'[{tag.name} "{tag.value}"]' if tag.verbatim else tag_line(tag.name, tag.value))
