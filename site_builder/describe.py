@@ -18,6 +18,15 @@ ROLE_NAMES = {
     Role.OPP1: N_("Left-hand opponent"),
     Role.OPP2: N_("Right-hand opponent"),
 }
+#: A par contract with the role that plays it, said whole: a language's preposition may take
+#: the role's article (Italian "giocato dall'apertore", "dal rispondente"). `%(contract)s` is
+#: `diagrams.contract_words`.
+PLAYED_BY = {
+    Role.OPENER: N_("%(contract)s by opener"),
+    Role.RESPONDER: N_("%(contract)s by responder"),
+    Role.OPP1: N_("%(contract)s by left-hand opponent"),
+    Role.OPP2: N_("%(contract)s by right-hand opponent"),
+}
 #: Suit names as prose and the hand diagrams' text alternatives say them (SUIT_NAMES are
 #: also CSS classes, so they stay English).
 SUIT_WORDS = {Suit.S: N_("spades"), Suit.H: N_("hearts"), Suit.D: N_("diamonds"), Suit.C: N_("clubs")}

@@ -4,6 +4,7 @@ deals as boards (number, dealer, vulnerability, each seat's role)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from bridgeshape_mirror.deals.boards.board import BoardDeal
 from bridgeshape_mirror.dsl.deck import HONOUR_HCP_OF_LETTER, SEAT_LETTERS, SUIT_NAMES
@@ -13,6 +14,23 @@ from bridgeshape_mirror.dsl.model import SUITS, Role
 _SYMBOLS = "♠♥♦♣"  # in the order of SUITS
 #: (symbol, name) of each suit in SUITS order, as the diagrams and the double-dummy tables head them.
 SUITS_DRAWN = tuple(zip(_SYMBOLS, (SUIT_NAMES[suit] for suit in SUITS)))
+#: Each suit's symbol by its letter (`S`), the letter par contracts name their strain with.
+SYMBOL_OF_SUIT_LETTER = {suit.value: symbol for suit, symbol in zip(SUITS, _SYMBOLS)}
+
+
+class _Contract(Protocol):
+    level: int
+    strain: str
+    doubled: bool
+    result: int
+
+
+def contract_words(contract: _Contract, notrump: str) -> str:
+    """A par contract as a hand record prints it: `4♥+1`, `5♦x-2`, and notrump in the page's
+    language (`3NT`, Italian `3SA`), as the double-dummy table above it heads its columns; the
+    JSON and PBN keep the letters (`4H+1`)."""
+    strain = SYMBOL_OF_SUIT_LETTER.get(contract.strain, notrump)
+    return f"{contract.level}{strain}{'x' if contract.doubled else ''}{f'{contract.result:+d}' if contract.result else ''}"
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP, SUIT_NAMES
 from bridgeshape_mirror.dsl.language import N_
 from bridgeshape_mirror.store.model import parse_timestamp
 
-from .describe import ROLE_NAMES, SUIT_WORDS, say_reason
-from .diagrams import SEAT_NAMES, SUITS_DRAWN, VULNERABILITY_WORDS
+from .describe import PLAYED_BY, ROLE_NAMES, SUIT_WORDS, say_reason
+from .diagrams import SEAT_NAMES, SUITS_DRAWN, VULNERABILITY_WORDS, contract_words
 
 
 @functools.cache
@@ -44,6 +44,8 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     env.globals["suit_words"] = {SUIT_NAMES[suit]: words for suit, words in SUIT_WORDS.items()}
     env.globals["suits_drawn"] = SUITS_DRAWN
     env.globals["role_words"] = {role.value: words for role, words in ROLE_NAMES.items()}
+    env.globals["played_by"] = {role.value: words for role, words in PLAYED_BY.items()}
+    env.filters["contract"] = contract_words
     env.filters["one_in"] = functools.partial(language.one_in, lang=lang)
     env.filters["number"] = functools.partial(language.number, lang=lang)
     env.filters["utc"] = functools.partial(_when, lang=lang)

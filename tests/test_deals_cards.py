@@ -168,8 +168,9 @@ def test_export_writer_games_in_turn_are_their_tags_escaped_one_by_one():
 
     def alone(game: PbnGame, site: str = "?") -> str:
         b = game.board
-        values = dict.fromkeys(MANDATORY_TAGS, "?")
-        values.update(Event=game.event, Site=site, Board=str(b.number), Dealer=b.dealer_letter, Vulnerable=b.vulnerable, Deal=game.deal)
+        # What PBN 2.1 asks of a dealing program: the game's tags empty, a date not known.
+        values = dict.fromkeys(MANDATORY_TAGS, "")
+        values.update(Date="????.??.??", Event=game.event, Site=site, Board=str(b.number), Dealer=b.dealer_letter, Vulnerable=b.vulnerable, Deal=game.deal)
         lines = [tag_line(name, values[name]) for name in MANDATORY_TAGS] + [tag_line(t.name, t.value) for t in game.tags]
         return CRLF.join(lines + ([f"{{{game.comment}}}"] if game.comment else [])) + CRLF
 

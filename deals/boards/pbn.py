@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
@@ -153,6 +152,20 @@ MANDATORY_TAGS = (
     "Contract",
     "Result",
 )
+#: The mandatory values a dealing program has no game for: the standard's "inappropriate"
+#: values, an empty string (its `?` is for a value not known), and the date, not known,
+#: in its ten-character format (a deal's files say the same on every build).
+DEALT_VALUES = {
+    "Date": "????.??.??",
+    "West": "",
+    "North": "",
+    "East": "",
+    "South": "",
+    "Scoring": "",
+    "Declarer": "",
+    "Contract": "",
+    "Result": "",
+}
 CRLF = "\r\n"
 #: The longest line PBN allows (CR LF not counted).
 MAX_LINE = 255
@@ -160,7 +173,8 @@ MAX_LINE = 255
 #: Line ends and other control characters: a tag is one line, so a title with a newline
 #: would end the `[Event]` tag early and start a line of its own.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-#: Suit symbols as the letters PBN itself writes suits with.
+#: Suit symbols as the letters PBN itself writes suits with (a transliteration would spell
+#: them out, `:hearts:`), and the arrow as the files wrote it before (anyascii: `>`).
 _SUIT_SYMBOLS = str.maketrans({"\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2663": "C",
                                "\u2664": "S", "\u2661": "H", "\u2662": "D", "\u2667": "C",
                                "\u2013": "-", "\u2014": "-", "\u2192": "->"})  # fmt: skip
@@ -168,13 +182,16 @@ _SUIT_SYMBOLS = str.maketrans({"\u2660": "S", "\u2665": "H", "\u2666": "D", "\u2
 
 def pbn_text(text: str) -> str:
     """`text` in the characters every PBN reader takes: ASCII, which is both the standard's
-    ISO 8859-1 and the UTF-8 the file is served as. Suit symbols become S H D C, accents
-    go (`Perché` -> `Perche`), anything else is `?`; control characters become spaces."""
-    text = _CONTROL.sub(" ", text.translate(_SUIT_SYMBOLS))
-    if text.isascii():
-        return text
-    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return plain.encode("ascii", "replace").decode("ascii")
+    ISO 8859-1 and the UTF-8 the file is served as. Suit symbols become S H D C; any other
+    character outside ASCII is transliterated (`Perché` -> `Perche`, `«puppet»` ->
+    `<<puppet>>`, `–` -> `-`), never a `?`; control characters become spaces."""
+    text = text.translate(_SUIT_SYMBOLS)
+    if not text.isascii():
+        # anyascii: one table for every script, and what it gives is ASCII by construction.
+        from anyascii import anyascii
+
+        text = anyascii(text)
+    return _CONTROL.sub(" ", text)
 
 
 def _escaped(value: str) -> str:
@@ -223,13 +240,55 @@ class PbnTag:
 @dataclass(frozen=True)
 class PbnGame:
     """One game of an export file: its board, the deal as the board has it (dealer first),
-    the event, a comment, and supplementary tags, written after the mandatory ones in order."""
+    the event, a comment, and supplementary tags, written after the mandatory ones sorted
+    by name, as the export format orders them."""
 
     board: Board
     deal: str
     event: str = "?"
     comment: str | None = None
     tags: tuple[PbnTag, ...] = ()
+
+
+#: Bridge Composer's `[DoubleDummyTricks]`: one hexadecimal digit of tricks for each
+#: declarer N S E W in turn, each in NT S H D C (20 digits, `a`..`d` for 10..13). The order
+#: is that of bridge-craftwork/bridge-solver's `encode_ddt` (it writes the tag for Bridge
+#: Composer) and of the club-results reader that indexes it `5 * "NSEW".index(declarer) +
+#: "NSHDC".index(strain)`; docs/DECISIONS.md says more.
+DD_TRICKS_TAG = "DoubleDummyTricks"
+DD_TRICKS_DECLARERS = "NSEW"
+DD_TRICKS_STRAINS = ("NT", "S", "H", "D", "C")
+#: The table `DD_TRICKS_TAG` spells again: PBN 2.1's `OptimumResultTable`, whose rows are
+#: `declarer strain tricks`.
+RESULT_TABLE_TAG_NAME = "OptimumResultTable"
+
+
+def double_dummy_tricks(rows: Sequence[str]) -> str | None:
+    """The `[DoubleDummyTricks]` value of an `OptimumResultTable`'s rows (`N NT 10`), or
+    `None` unless they hold the 20 results, each 0..13, once each."""
+    tricks: dict[tuple[str, str], int] = {}
+    for row in rows:
+        parts = row.split()
+        if len(parts) != 3 or not parts[2].isdigit() or (parts[0], parts[1]) in tricks:
+            return None
+        tricks[parts[0], parts[1]] = int(parts[2])
+    wanted = [(seat, strain) for seat in DD_TRICKS_DECLARERS for strain in DD_TRICKS_STRAINS]
+    if set(tricks) != set(wanted) or max(tricks.values()) > 13:
+        return None
+    return "".join(format(tricks[key], "x") for key in wanted)
+
+
+def _derived_tags(tags: tuple[PbnTag, ...]) -> tuple[PbnTag, ...]:
+    """The tags a game's own imply: `[DoubleDummyTricks]` beside an `OptimumResultTable`
+    (club software reads the one, PBN 2.1 readers the other), made from its rows so that
+    the two never disagree."""
+    names = {tag.name for tag in tags}
+    if DD_TRICKS_TAG in names:
+        return ()
+    for tag in tags:
+        if tag.name == RESULT_TABLE_TAG_NAME and (value := double_dummy_tricks(tag.rows)) is not None:
+            return (PbnTag(DD_TRICKS_TAG, value),)
+    return ()
 
 
 #: The mandatory tags a board or a deal gives (in their order), written into a game's frame.
@@ -264,12 +323,13 @@ def _plain_rows(rows: np.ndarray) -> bool:
 
 class PbnExportWriter:
     """Writes a PBN 2.1 file in export format: `% PBN 2.1` / `% EXPORT` header, the 15
-    mandatory tags of each game in their order (`?` where unknown; dealer and vulnerability
-    from the board, never unknown), then its supplementary tags, then its comment, on lines
-    of at most 255 characters, in ASCII, CRLF line ends, one empty line between games.
+    mandatory tags of each game in their order (`DEALT_VALUES` for those a dealing program
+    has no game for; dealer and vulnerability from the board, never unknown), then its
+    supplementary tags sorted by name (each table's rows after its tag), then its comment,
+    on lines of at most 255 characters, in ASCII, CRLF line ends, one empty line between games.
     """
 
-    def __init__(self, out: TextIO, *, site: str = "?"):
+    def __init__(self, out: TextIO, *, site: str = ""):
         self._out = out
         self._site = site
         self._started = False
@@ -341,24 +401,16 @@ class PbnExportWriter:
         """The game's lines; with `framed`, each of the `_FRAMED` tags as its name alone, a
         1-tuple (its value is the board's or the deal's, written as it is)."""
         tags = {
+            **DEALT_VALUES,
             "Event": game.event,
             "Site": self._site,
-            "Date": "?",
             "Board": str(game.board.number),
-            "West": "?",
-            "North": "?",
-            "East": "?",
-            "South": "?",
             "Dealer": game.board.dealer_letter,
             "Vulnerable": game.board.vulnerable,
             "Deal": game.deal,
-            "Scoring": "?",
-            "Declarer": "?",
-            "Contract": "?",
-            "Result": "?",
         }
         lines: list[str | tuple[str]] = [(name,) if framed and name in _FRAMED else tag_line(name, tags[name]) for name in MANDATORY_TAGS]
-        for tag in game.tags:
+        for tag in sorted(game.tags + _derived_tags(game.tags), key=lambda t: t.name):
             if tag.name in tags or not re.fullmatch(r"[A-Za-z0-9_]+", tag.name):
                 raise ValueError(f"not a supplementary PBN tag name: {tag.name!r}")
             lines.append(f'[{tag.name} "{tag.value}"]' if tag.verbatim else tag_line(tag.name, tag.value))
