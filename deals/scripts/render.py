@@ -10,20 +10,16 @@ scenario is a script that accepts nothing, its exact probability.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from bridgeshape_mirror.dsl.deck import SEAT_LETTERS
-
+from .bridgechamp import bridgechamp_script
 from .condition import All, Bound, Condition, Kind, Measure
+from .words import SEAT_WORDS, SUIT_WORDS, Header, comment, seat_word
 
-SEAT_WORDS = {letter: word for letter, word in zip(SEAT_LETTERS, ("north", "east", "south", "west"))}
-SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-
+__all__ = ["SEAT_WORDS", "SUIT_WORDS", "Header", "TARGETS", "comment", "dealer_script", "seat_word", "tcl_script"]
 
 def _seat(m: Measure) -> str:
-    return SEAT_WORDS[SEAT_LETTERS[m.seat]]
+    return seat_word(m.seat)
 
 
 def dealer_measure(m: Measure) -> str:
@@ -54,28 +50,6 @@ def expression(c: Condition, measure: Callable[[Measure], str], indent: str = ""
     return "(\n" + body + "\n" + indent + ")"
 
 
-@dataclass(frozen=True)
-class Header:
-    """What a script says of itself in its first comment lines."""
-
-    lines: tuple[str, ...]
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def comment(header: Header) -> str:
-    # A comment is one line whatever the wiki's text; in Tcl a backslash at a line's end
-    # would continue the comment onto the next line, so one never ends a line.
-    lines = []
-    for line in header.lines:
-        line = _CONTROL.sub(" ", line).rstrip()
-        if line.endswith("\\"):
-            line += " ."
-        lines.append(("# " + line).rstrip())
-    return "\n".join(lines) + "\n"
-
-
 def dealer_script(condition: Condition, header: Header) -> str:
     return comment(header) + "\ncondition " + expression(condition, dealer_measure) + "\n\naction printoneline\n"
 
@@ -89,4 +63,5 @@ def tcl_script(condition: Condition, header: Header) -> str:
 TARGETS: dict[str, tuple[Callable[[Condition, Header], str], str]] = {
     "dealer": (dealer_script, ".dlr"),
     "deal": (tcl_script, ".tcl"),
+    "bridgechamp": (bridgechamp_script, ".bridgechamp.txt"),
 }
