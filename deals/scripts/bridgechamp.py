@@ -4,7 +4,8 @@
 The language counts lengths and HCP by seat or pair but has no HCP of one suit: a suit's HCP
 range is said by which of its honours the hand holds (spot cards count 0), as a disjunction of
 `includeCards`/`excludeCards` over A K Q J. A fit's combined length is the pair's count
-(`spades(ns)`). Wildcards and fits of a class are already disjunctions in the condition. The
+(`spades(ns)`), a shape class the language's `shape()` where that is shorter than its bounds.
+Wildcards and fits of a class are already disjunctions in the condition. The
 language has no constant: a condition every deal meets is `hcp(north) >= 0`, one none meets
 `hcp(north) < 0` (a wildcard with no candidate left), each exact.
 """
@@ -19,8 +20,8 @@ from bridgeshape_mirror.dsl.deck import HONOUR_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, 
 from bridgeshape_mirror.dsl.model import Suit
 
 from ..rules.handled import Handles
-from .condition import All, Bound, Condition, Kind, Measure
-from .words import SUIT_WORDS, Header, comment, seat_word
+from .condition import All, Bound, Condition, Exactly, Kind, Measure, Shape
+from .words import SUIT_WORDS, Header, comment, seat_word, shape_list
 
 #: The fields this export says (through `condition.py`, and its honours for a suit's HCP).
 BRIDGE_CHAMP = Handles("the Bridge Champ export")
@@ -115,13 +116,6 @@ def _linear(terms: tuple[Measure, ...]) -> str:
     return " + ".join(_count(t) for t in terms)
 
 
-def _suit_hcp(b: Bound) -> tuple[Measure, int, int] | None:
-    """A bound on one suit's HCP, as its measure and range."""
-    if len(b.terms) != 1 or b.terms[0].kind is not Kind.HCP or b.terms[0].suit is None:
-        return None
-    return b.terms[0], (b.value if b.at_least else 0), (MAX_SUIT_HCP if b.at_least else b.value)
-
-
 def _most(m: Measure) -> int:
     """The most `m` can be (a bound at it says nothing)."""
     if m.kind is Kind.LENGTH:
@@ -133,42 +127,56 @@ def _flat(c: All) -> list[Condition]:
     return [q for p in c.parts for q in (_flat(p) if isinstance(p, All) else [p])]
 
 
+def _one_range(c: Condition) -> tuple[Measure, int, int] | None:
+    """A bound or value of one measure, as the measure and its range."""
+    if isinstance(c, Exactly):
+        return c.measure, c.value, c.value
+    if isinstance(c, Bound) and len(c.terms) == 1:
+        m = c.terms[0]
+        return (m, c.value, _most(m)) if c.at_least else (m, 0, c.value)
+    return None
+
+
+def _range_node(m: Measure, low: int, high: int) -> _Node:
+    if m.kind is Kind.HCP and m.suit is not None:
+        return suit_points(m.seat, m.suit, low, high)
+    if low > high:
+        return _FALSE
+    if low == high:
+        return f"{_count(m)} == {low}"
+    return _all(([f"{_count(m)} >= {low}"] if low > 0 else []) + ([f"{_count(m)} <= {high}"] if high < _most(m) else []))
+
+
 def _node(c: Condition) -> _Node:
+    one = _one_range(c)
+    if one is not None:
+        return _range_node(*one)
     if isinstance(c, Bound):
-        hcp = _suit_hcp(c)
-        if hcp is not None:
-            m, low, high = hcp
-            assert m.suit is not None
-            return suit_points(m.seat, m.suit, low, high)
         return f"{_linear(c.terms)} {'>=' if c.at_least else '<='} {c.value}"
+    if isinstance(c, Shape):
+        bounds = _node(c.bounds)
+        listed = shape_list(c.patterns)
+        short = None if listed is None else f"shape({seat_word(c.seat)}, {listed})"
+        return bounds if short is None or len(short) >= len(text(bounds)) else short
     if not isinstance(c, All):
         return _any([_node(p) for p in c.parts])
     # In one "all", the bounds on one measure are its range: a suit's HCP range is one set of
     # honour holdings, and a range of one value is `==`.
     parts = _flat(c)
-    ranges: dict[Measure, list[int]] = {}
+    ranges: dict[Measure, tuple[int, int]] = {}
     for p in parts:
-        if isinstance(p, Bound) and len(p.terms) == 1:
-            low, high = ranges.setdefault(p.terms[0], [0, _most(p.terms[0])])
-            ranges[p.terms[0]] = [max(low, p.value), high] if p.at_least else [low, min(high, p.value)]
+        one = _one_range(p)
+        if one is not None:
+            m, low, high = one
+            was = ranges.get(m, (0, _most(m)))
+            ranges[m] = (max(was[0], low), min(was[1], high))
     out: list[_Node] = []
     for p in parts:
-        if not (isinstance(p, Bound) and len(p.terms) == 1):
+        one = _one_range(p)
+        if one is None:
             out.append(_node(p))
-            continue
-        m = p.terms[0]
-        if m not in ranges:
-            continue  # said with the first bound on it
-        low, high = ranges.pop(m)
-        if m.kind is Kind.HCP and m.suit is not None:
-            out.append(suit_points(m.seat, m.suit, low, high))
-        elif low > high:
-            out.append(_FALSE)
-        elif low == high:
-            out.append(f"{_count(m)} == {low}")
-        else:
-            out += [f"{_count(m)} >= {low}"] if low > 0 else []
-            out += [f"{_count(m)} <= {high}"] if high < _most(m) else []
+        elif one[0] in ranges:  # said once, with the first bound on it
+            out.append(_range_node(one[0], *ranges.pop(one[0])))
     return _all(out)
 
 
