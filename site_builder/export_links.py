@@ -31,6 +31,7 @@ class ScenarioLinks:
     #: The scenario's exact scripts, when published.
     dealer_url: str | None = None
     deal_url: str | None = None
+    bridgechamp_url: str | None = None
 
 
 def scenario_links(page_id: int, outcomes: Sequence[ScenarioDeals], published: Collection[PurePosixPath] = ()) -> dict[int, ScenarioLinks]:
@@ -45,4 +46,7 @@ def scenario_links(page_id: int, outcomes: Sequence[ScenarioDeals], published: C
         path = layout.script(page_id, index, suffix)
         return str(path) if path in published else None
 
-    return {index: ScenarioLinks(index, tuple(links), lin, url(index, ".dlr"), url(index, ".tcl")) for index, links in boards.items()}
+    return {
+        index: ScenarioLinks(index, tuple(links), lin, url(index, ".dlr"), url(index, ".tcl"), url(index, ".bridgechamp.txt"))
+        for index, links in boards.items()
+    }

@@ -40,7 +40,8 @@ def page_paths(
     LIN, each scenario's scripts (`scripts`: the page's, from `scripts_by_page`), the convention page."""
     pid = a.page.page_id
     fixed = [layout.get_by_pageid(pid), title_path, *(f.path(pid) for f in DEAL_FILES)]
-    ordered = sorted(scripts, key=lambda p: (int(p.stem), p.suffix))
+    # `<n>.dlr`, `<n>.tcl`, `<n>.bridgechamp.txt`: by scenario, then by suffix
+    ordered = sorted(scripts, key=lambda p: (int(p.name.split(".", 1)[0]), p.name.split(".", 1)[1]))
     return [p for p in fixed if p is not None and p in files] + ordered + [layout.convention_html(pid)]
 
 

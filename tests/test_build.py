@@ -175,9 +175,9 @@ def test_unchanged_pages_are_not_rendered_again(mirror, tmp_path, monkeypatch):
     assert build(state, BuildSettings(out=out, deals=3, dd_budget=0)).files_reused == len(everything)
     _edit(state, 42, "opener H:6+ hcp:11-15", revid=10_000)
     edited = build(state, BuildSettings(out=out, deals=3, dd_budget=0))
-    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl"}
-    gone = {p for p in everything if p.startswith("scripts/42/")} - own  # scenarios 2..6 are no more
-    assert own <= everything and len(gone) == 10 and edited.files_reused == len(everything) - len(own) - len(gone)
+    own = {"conventions/42.html", "api/deals/42.json", "deals/42.pbn", "deals/42.lin", "scripts/42/1.dlr", "scripts/42/1.tcl", "scripts/42/1.bridgechamp.txt"}
+    gone = {p for p in everything if p.startswith("scripts/42/")} - own  # scenarios 2..6 are no more, 3 scripts each
+    assert own <= everything and len(gone) == 5 * 3 and edited.files_reused == len(everything) - len(own) - len(gone)
     fresh = build(state, BuildSettings(out=tmp_path / "fresh", deals=3, dd_budget=0))
     assert fresh.files_reused == 0
     mine, theirs = files_of(out), files_of(tmp_path / "fresh")

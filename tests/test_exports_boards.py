@@ -167,6 +167,9 @@ def test_the_mirror_has_each_scenario_as_scripts_linked_from_its_page(sample):
         assert f"exact probability {scenario['probability_fraction']}" in dlr and "action printoneline" in dlr
         assert "main {" in tcl and f"exact probability {scenario['probability_fraction']}" in tcl
         assert f'href="../scripts/42/{n}.dlr"' in html and f'href="../scripts/42/{n}.tcl"' in html
+        champ = (out / f"scripts/42/{n}.bridgechamp.txt").read_text(encoding="utf-8")
+        assert f"exact probability {scenario['probability_fraction']}" in champ and "not a uniform sample" in champ
+        assert f'href="../scripts/42/{n}.bridgechamp.txt"' in html
     assert not (out / "scripts/42/7.dlr").exists()
 
 
@@ -193,7 +196,7 @@ def test_the_manifest_lists_every_page_and_its_files_with_their_digests(sample):
             ]
             n = len(deals["scenarios"])
             assert {f"api/get/pageid/{pid}.json", f"api/deals/{pid}.json", f"deals/{pid}.pbn", f"deals/{pid}.lin"} <= paths
-            assert {f"scripts/{pid}/{i}{s}" for i in range(1, n + 1) for s in (".dlr", ".tcl")} <= paths
+            assert {f"scripts/{pid}/{i}{s}" for i in range(1, n + 1) for s in (".dlr", ".tcl", ".bridgechamp.txt")} <= paths
         else:
             assert page["scenarios"] == [] and not any(p.startswith(("api/deals/", "deals/", "scripts/")) for p in paths)
     splinter = next(p for p in manifest["pages"] if p["pageId"] == 42)

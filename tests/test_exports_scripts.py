@@ -12,7 +12,6 @@ import math
 import random
 import subprocess
 import sys
-from itertools import product
 from pathlib import Path
 
 import pytest
@@ -32,19 +31,19 @@ from bridgeshape_mirror.deals.scripts.condition import (
     Any,
     Bound,
     Condition,
+    Exactly,
     Kind,
     Measure,
+    Shape,
     scenario_condition,
     shape_condition,
 )
 from bridgeshape_mirror.deals.scripts.export import script
 from bridgeshape_mirror.deals.scripts.header import ScriptScenario
 from bridgeshape_mirror.dsl.deck import SUIT_INDEX
-from bridgeshape_mirror.dsl.model import SUITS, Position, Role, Scenario, ShapeClass
+from bridgeshape_mirror.dsl.model import Position, Role, Scenario, ShapeClass
 from bridgeshape_mirror.store.version import VERSION
-from bridgeshape_mirror.sync.dump import read_dump
-from bridgeshape_mirror.sync.extract import extract, template_title
-from bridgeshape_mirror.sync.syncer import SyncSettings
+from support.scenario_sets import every_pattern, pattern_deal, random_deal, reference_scenarios, sample_wiki_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
 DEALER = Path("/usr/games/dealer")
@@ -52,31 +51,19 @@ DEAL = Path("/usr/games/deal")
 GOLDEN = Path(__file__).resolve().parent / "golden" / "exports"
 
 
-def _reference() -> list[tuple[str, Scenario]]:
-    """Every scenario of the reference page's examples (examples/*.dsl, as
-    tests/test_dsl_reference.py reads them)."""
-    out = []
-    for path in sorted((ROOT / "examples").glob("*.dsl")):
-        if path.stem != "broken":
-            for i, s in enumerate(dsl.parse_scenarios(path.read_text(encoding="utf-8").strip()), start=1):
-                out.append((f"{path.stem}-{i}", s))
-    return out
-
-
-def _sample_wiki() -> list[tuple[str, Scenario]]:
-    settings = SyncSettings()
-    site, pages = read_dump(ROOT / "examples" / "sample-wiki.xml")
-    template = template_title(settings.template, site)
-    out = []
-    for page in pages:
-        raw = extract(page.text, template, settings.parameter, site).raw
-        result = dsl.parse(raw or "")
-        if raw and result.valid:
-            out += [(f"{page.page_id}-{i}", s) for i, s in enumerate(result.scenarios, start=1)]
-    return out
-
-
-SCENARIOS = _reference() + _sample_wiki()
+#: Scenarios the sample does not have: every shape class, single values (`== n`).
+SHAPES = [
+    (f"shapes-{i}", dsl.parse_scenarios(text)[0])
+    for i, text in enumerate(
+        (
+            "opener shape:one_suiter hcp:6-10; responder shape:two_suiter",
+            "opener shape:three_suiter hcp:12+; opp1 shape:one_suiter S:6+",
+            "opener shape:two_suiter H:5 Shcp:0; responder shape:balanced D:3 hcp:10",
+        ),
+        start=1,
+    )
+]
+SCENARIOS = reference_scenarios() + sample_wiki_scenarios() + SHAPES
 assert len(SCENARIOS) > 50  # the sample wiki's scenarios were found
 
 
@@ -85,6 +72,12 @@ def evaluate(c: Condition, deal: Deal) -> bool:
     if isinstance(c, Bound):
         total = sum(_measure(m, deal) for m in c.terms)
         return total >= c.value if c.at_least else total <= c.value
+    if isinstance(c, Exactly):
+        return _measure(c.measure, deal) == c.value
+    if isinstance(c, Shape):  # the patterns and the bounds say the same
+        by_bounds = evaluate(c.bounds, deal)
+        assert by_bounds == (tuple(sorted(deal.hands[c.seat].lengths, reverse=True)) in c.patterns)
+        return by_bounds
     if isinstance(c, All):
         return all(evaluate(p, deal) for p in c.parts)
     return any(evaluate(p, deal) for p in c.parts)
@@ -97,46 +90,17 @@ def _measure(m: Measure, deal: Deal) -> int:
     return hand.hcp if m.suit is None else hand.suit_hcp(SUIT_INDEX[m.suit])
 
 
-def _random_deal(rng: random.Random) -> Deal:
-    cards = list(range(52))
-    rng.shuffle(cards)
-    owner = [0] * 52
-    for i, card in enumerate(cards):
-        owner[card] = i // 13
-    from bridgeshape_mirror.deals.boards.pbn import format_many
-    import numpy as np
-
-    return parse_deal(format_many(np.array([owner]))[0])
-
-
 def test_shape_classes_are_the_sorted_rule_on_every_pattern():
-    """Every (spades, hearts, diamonds, clubs) of 13 cards: the condition's class is the
-    predicate's (which sorts the lengths, as SEMANTICS 3 says)."""
-    seen = 0
-    for lengths in product(range(14), repeat=4):
-        if sum(lengths) != 13:
-            continue
-        seen += 1
-        hands = ["".join("AKQJT98765432"[:n]) for n in lengths]
-        rest = _filler(lengths)
-        deal = parse_deal("N:" + ".".join(hands) + " " + rest)
+    """Every (spades, hearts, diamonds, clubs) of 13 cards: the condition's class, by its
+    bounds and by its patterns, is the predicate's (which sorts the lengths, as SEMANTICS 3
+    says)."""
+    patterns = every_pattern()
+    assert len(patterns) == 560
+    for lengths in patterns:
+        deal = pattern_deal(lengths)
         for shape in (ShapeClass.BALANCED, ShapeClass.ONE_SUITER, ShapeClass.TWO_SUITER, ShapeClass.THREE_SUITER):
             assert evaluate(shape_condition(0, shape), deal) == (shape_class(lengths) is shape), (lengths, shape)
         assert evaluate(shape_condition(0, ShapeClass.ANY), deal)
-    assert seen == 560
-
-
-def _filler(lengths: tuple[int, ...]) -> str:
-    """Three hands holding the cards North does not (North has the top `n` of each suit)."""
-    left = [list("AKQJT98765432"[n:]) for n in lengths]
-    hands: list[list[list[str]]] = [[[] for _ in SUITS] for _ in range(3)]
-    seat = 0
-    for suit, cards in enumerate(left):
-        for card in cards:
-            while sum(len(s) for s in hands[seat]) == 13:
-                seat += 1
-            hands[seat][suit].append(card)
-    return " ".join(".".join("".join(s) for s in hand) for hand in hands)
 
 
 @pytest.mark.parametrize("name,scenario", SCENARIOS, ids=[n for n, _ in SCENARIOS])
@@ -149,8 +113,12 @@ def test_the_condition_is_the_predicate(name, scenario):
         assert evaluate(condition, parse_deal(pbn))
     rng = random.Random(name)
     for _ in range(200):
-        deal = _random_deal(rng)
+        deal = random_deal(rng)
         assert evaluate(condition, deal) == satisfies(deal, scenario)
+    for lengths in every_pattern():  # each pattern in each seat
+        for seat in range(4):
+            deal = pattern_deal(lengths, seat)
+            assert evaluate(condition, deal) == satisfies(deal, scenario), (lengths, seat)
 
 
 def test_a_wildcard_without_candidates_is_a_script_that_accepts_nothing():
@@ -170,6 +138,53 @@ def test_a_constraint_the_scripts_do_not_know_is_refused_not_dropped():
     with pytest.raises(NotExpressible, match="controls constraint of opener"):
         scenario_condition(scenario)
     assert scenario_condition(Scenario(positions=(WithControls(Role.OPENER),))) == All((All(()),))
+
+
+# --- the scripts' form ------------------------------------------------------------------
+
+
+def _script(target: str, text: str, title: str = "") -> str:
+    scenario = dsl.parse_scenarios(text)[0]
+    return script(target, [ScriptScenario(1, scenario, _probability(scenario))], title=title, tool="t", total=1)
+
+
+def test_a_dealer_script_says_how_to_run_it_and_who_deals():
+    text = _script("dealer", "opener hcp:15-17 shape:balanced")
+    lines = text.splitlines()
+    assert lines[1] == "# run it: dealer -s SEED -p N file.dlr (N deals; -g G to try more than dealer's default of 1000000)"
+    assert "dealer north" in lines and "vulnerable none" in lines
+    assert lines.index("dealer north") < next(i for i, line in enumerate(lines) if line.startswith("condition"))
+    assert "  shape(north, any 4333 + any 4432 + any 5332)" in lines
+
+
+def test_shape_is_used_where_it_is_shorter_and_a_single_value_is_equality():
+    dealer = _script("dealer", "opener shape:three_suiter S:4 Dhcp:0; responder shape:two_suiter; opp1 shape:one_suiter")
+    assert "shape(north, any 4441 + any 5440)" in dealer and "shape(south, any 5422 + any 5431" in dealer
+    assert "spades(north) == 4" in dealer and "hcp(north, diamonds) == 0" in dealer
+    # a one-suiter can have ten cards in a suit, which no shape() digit says: its bounds
+    assert "shape(east" not in dealer and "spades(east) >= 6" in dealer
+    tcl = _script("deal", "opener shape:balanced H:3; opp1 shape:one_suiter")
+    assert 'patterncond bsm_balanced {"$l1$l2$l3$l4" in {4333 4432 5332}}' in tcl
+    assert "10111" in tcl and "[bsm_balanced north]" in tcl
+    assert "[bsm_one_suiter east]" in tcl and "[hearts north] == 3" in tcl
+    assert tcl.splitlines()[1] == "# run it: deal -s SEED -i file.tcl N (N deals)"
+
+
+def test_dealers_limit_of_32_shapes_falls_back_to_bounds():
+    scenarios = dsl.parse_scenarios(" // ".join(f"opener shape:balanced hcp:{h}" for h in range(0, 36)))
+    chosen = [ScriptScenario(i, s, _probability(s)) for i, s in enumerate(scenarios, start=1)]
+    out = script("dealer", chosen, tool="t", total=len(chosen))
+    assert out.count("shape(") == 32 and out.count("spades(north) >= 2") == 36 - 32
+
+
+def test_scripts_are_ascii_with_comments_only_at_a_lines_start():
+    """BBO's dealer reads bytes and takes `#` only at the start of a line: a title or label
+    is transliterated (its exact text stays in the JSON)."""
+    for target in ("dealer", "deal", "bridgechamp"):
+        text = _script(target, "Perché ♥ «1NT»: opener H:5+ hcp:12-14", title="Apertura di 1♥ – perché")
+        assert text.isascii(), target
+        assert all("#" not in line or line.startswith("#") for line in text.splitlines()), target
+        assert "# page: Apertura di 1H" in text and "Perche H" in text
 
 
 # --- the command ----------------------------------------------------------------------
@@ -278,7 +293,8 @@ def test_dealer_accepts_exactly_the_scenario(tmp_path, name, scenario):
         assert low <= p.high and p.low <= high, (name, produced, generated, p)
 
 
-DEAL_SCENARIOS = [s for s in SCENARIOS if s[0] in ("stayman-1", "preempt-2", "overcall-1", "contro-informativo-1", "splinter-compact-1")]
+#: A few of each form: the Deal runs are slower than dealer's.
+DEAL_SCENARIOS = [s for s in SCENARIOS if s[0] in ("stayman-1", "preempt-2", "overcall-1", "contro-informativo-1", "splinter-compact-1", "4-1", "13-1")] + SHAPES
 
 
 def _tcl_deal(line: str) -> Deal:

@@ -1,6 +1,7 @@
-"""`bridgeshape-mirror export DSL --to dealer|deal [--scenario N]`: a scenario as a script for
-Debian's `dealer` or for Deal 3.1 that accepts exactly its deals (the work is in
-`deals.scripts`); without --scenario, the union of the DSL's scenarios."""
+"""`bridgeshape-mirror export DSL --to dealer|deal|bridgechamp [--scenario N]`: a scenario as a
+script for Debian's `dealer`, for Deal 3.1 or a Bridge Champ expression that accepts exactly
+its deals (the work is in `deals.scripts`); without --scenario, the union of the DSL's
+scenarios."""
 
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ import sys
 from ..exit_codes import ExitCode
 from .common import chosen_scenarios, described, exit_code_for, positive
 
-TARGETS = ("dealer", "deal")
+TARGETS = ("dealer", "deal", "bridgechamp")  # keys of `deals.scripts.render.TARGETS`
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="write a scenario as an exact dealer or Deal 3.1 script",
+        help="write a scenario as an exact dealer or Deal 3.1 script or Bridge Champ expression",
         description=(
-            "Print a script for Debian's dealer (--to dealer) or for Deal 3.1 (--to deal) that "
-            "accepts exactly the deals of scenario N (opener North and dealer, opp1 East, "
+            "Print a script for Debian's dealer (--to dealer), for Deal 3.1 (--to deal) or a "
+            "Bridge Champ expression (--to bridgechamp) that accepts exactly the deals of scenario N (opener North and dealer, opp1 East, "
             "responder South, opp2 West), so its acceptance rate is the scenario's probability; "
             "without --scenario, the union of all the scenarios. Give the counts on the tool's "
             "command line (dealer -p N -g G; deal N): the script sets none. Exit status 0, 1 "
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("dsl", metavar="DSL", help="the DSL string, or - to read it from standard input")
-    parser.add_argument("--to", choices=TARGETS, required=True, help="the script language: dealer or deal (Tcl)")
+    parser.add_argument("--to", choices=TARGETS, required=True, help="the script language: dealer, deal (Tcl) or bridgechamp")
     parser.add_argument("--scenario", type=positive, metavar="N", help="scenario N only (counting from 1)")
     parser.set_defaults(handler=run)
 

@@ -2,7 +2,8 @@
 length, a hand's HCP and a suit's HCP, by seat (opener North, as SEMANTICS 3 seats them).
 
 Everything SEMANTICS 3 defines is a sum of such measures against a bound, joined by and/or:
-- a range is one or two bounds (a bound the measure cannot pass is left out);
+- a range is one or two bounds (a bound the measure cannot pass is left out), a range of one
+  value is `Exactly` that value;
 - a wildcard is "some candidate suit has both the length and the HCP" (the candidates:
   suits the position does not name, nor the named suit of a fit of its pair);
 - a fit is "some suit of the class has the pair's combined length";
@@ -11,14 +12,15 @@ Everything SEMANTICS 3 defines is a sum of such measures against a bound, joined
   suit 6+ and the others 0..3; two_suiter = a suit 5+, another 4+, the other two 0..3;
   three_suiter = three suits 4+ (4441, 5440). Each is the sorted-lengths rule of SEMANTICS 3
   said suit by suit (`tests/test_exports_scripts.py` holds them to `deals.rules.predicate` on
-  every pattern).
+  every pattern). A class is a `Shape`: those bounds, and the patterns they accept (read off
+  the bounds on all 560 hands), for a language that can list patterns (dealer's `shape()`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import permutations
+from itertools import permutations, product
 
 from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, ROLE_SEAT
 from bridgeshape_mirror.dsl.model import SUITS, Position, Range, Scenario, ShapeClass, Suit
@@ -51,6 +53,14 @@ class Bound:
 
 
 @dataclass(frozen=True)
+class Exactly:
+    """`measure == value`: a range of one value."""
+
+    measure: Measure
+    value: int
+
+
+@dataclass(frozen=True)
 class All:
     parts: tuple[Condition, ...]
 
@@ -60,7 +70,18 @@ class Any:
     parts: tuple[Condition, ...]
 
 
-Condition = Bound | All | Any
+@dataclass(frozen=True)
+class Shape:
+    """`seat`'s hand is of class `shape`: `bounds` on its lengths say it, and so does
+    `patterns`, the lengths it allows sorted longest first (every order of each is allowed)."""
+
+    seat: int
+    shape: ShapeClass
+    bounds: Condition
+    patterns: tuple[tuple[int, int, int, int], ...]
+
+
+Condition = Bound | Exactly | All | Any | Shape
 TRUE = All(())
 FALSE = Any(())
 
@@ -74,6 +95,8 @@ def _range(measure: Measure, r: Range | None, physical_max: int) -> list[Conditi
     if r is None:
         return []
     parts: list[Condition] = []
+    if r.min == r.upper(physical_max):
+        return [Exactly(measure, r.min)]
     if r.min > 0:
         parts.append(Bound((measure,), r.min, True))
     if r.max is not None and r.max < physical_max:
@@ -89,9 +112,34 @@ def _length_range(seat: int, suit: Suit, low: int, high: int) -> list[Condition]
     return _range(length(seat, suit), Range(low, high), MAX_SUIT_LENGTH)
 
 
+def lengths_hold(c: Condition, lengths: tuple[int, ...]) -> bool:
+    """Does a hand of these (S, H, D, C) lengths pass `c`, a condition on lengths only?"""
+    if isinstance(c, Bound):
+        assert all(t.kind is Kind.LENGTH and t.suit is not None for t in c.terms)
+        total = sum(lengths[SUITS.index(t.suit)] for t in c.terms)  # type: ignore[arg-type]
+        return total >= c.value if c.at_least else total <= c.value
+    if isinstance(c, Exactly):
+        assert c.measure.kind is Kind.LENGTH and c.measure.suit is not None
+        return lengths[SUITS.index(c.measure.suit)] == c.value
+    if isinstance(c, Shape):
+        return lengths_hold(c.bounds, lengths)
+    if isinstance(c, All):
+        return all(lengths_hold(p, lengths) for p in c.parts)
+    return any(lengths_hold(p, lengths) for p in c.parts)
+
+
+HANDS = tuple(t for t in product(range(MAX_SUIT_LENGTH + 1), repeat=len(SUITS)) if sum(t) == MAX_SUIT_LENGTH)
+
+
 def shape_condition(seat: int, shape: ShapeClass) -> Condition:
     if shape is ShapeClass.ANY:
         return TRUE
+    bounds = _shape_bounds(seat, shape)
+    patterns = sorted({tuple(sorted(t, reverse=True)) for t in HANDS if lengths_hold(bounds, t)})
+    return Shape(seat, shape, bounds, tuple(patterns))  # type: ignore[arg-type]
+
+
+def _shape_bounds(seat: int, shape: ShapeClass) -> Condition:
     if shape is ShapeClass.BALANCED:
         parts: list[Condition] = [p for s in SUITS for p in _length_range(seat, s, 2, 5)]
         parts += [Bound((length(seat, a), length(seat, b)), 5, True) for i, a in enumerate(SUITS) for b in SUITS[i + 1 :]]

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .condition import scenario_condition, union_condition
+from ..errors import NotExpressible
+from ..rules.handled import Handles, UnhandledField
+from .bridgechamp import BRIDGE_CHAMP
+from .condition import SCRIPTS, scenario_condition, union_condition
 from .header import ScriptScenario, script_header
 from .render import TARGETS
+
+#: Each target's declaration of the fields it says (`deals.rules.handled`): a field the
+#: condition learns is refused by a language until that language's writer declares it.
+DECLARED: dict[str, Handles] = {"dealer": SCRIPTS, "deal": SCRIPTS, "bridgechamp": BRIDGE_CHAMP}
 
 
 def script(target: str, chosen: Sequence[ScriptScenario], *, title: str = "", tool: str, total: int) -> str:
@@ -16,6 +23,11 @@ def script(target: str, chosen: Sequence[ScriptScenario], *, title: str = "", to
     if not chosen:
         raise ValueError("a script needs a scenario")
     write, _ = TARGETS[target]
+    for s in chosen:
+        try:
+            DECLARED[target].refuse(s.scenario)
+        except UnhandledField as exc:
+            raise NotExpressible(exc.what) from exc
     condition = scenario_condition(chosen[0].scenario) if len(chosen) == 1 else union_condition([s.scenario for s in chosen])
     return write(condition, script_header(title, chosen, target, tool, total))
 

@@ -22,6 +22,14 @@ class ScriptScenario:
     probability: Probability
 
 
+#: How to run each target's script, its header's second line.
+RUN = {
+    "dealer": "run it: dealer -s SEED -p N file.dlr (N deals; -g G to try more than dealer's default of 1000000)",
+    "deal": "run it: deal -s SEED -i file.tcl N (N deals)",
+    "bridgechamp": "use it as the expression of Bridge Champ's generateBoards or applyBoardExpression",
+}
+
+
 def describe_probability(p: Probability) -> str:
     if p.exact and p.fraction is not None:
         return f"exact probability {p.fraction.numerator}/{p.fraction.denominator} = {p.value:.6g}"
@@ -31,7 +39,7 @@ def describe_probability(p: Probability) -> str:
 def script_header(title: str, chosen: Sequence[ScriptScenario], target: str, tool: str, total: int) -> Header:
     """`chosen`: one scenario, or (the union) every scenario of the page; `total`: how many
     the page has."""
-    lines = [f"{target} script made by {tool}; seats: opener North (dealer), opp1 East, responder South, opp2 West"]
+    lines = [f"{target} script made by {tool}; seats: opener North (dealer), opp1 East, responder South, opp2 West", RUN[target]]
     if title:
         lines.append(f"page: {title}")
     if len(chosen) == 1:

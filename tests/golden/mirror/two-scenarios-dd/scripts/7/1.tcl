@@ -1,4 +1,5 @@
 # deal script made by bridgeshape-mirror {VERSION}; seats: opener North (dealer), opp1 East, responder South, opp2 West
+# run it: deal -s SEED -i file.tcl N (N deals)
 # page: Splinter
 # scenario 1 of 2: (no label)
 # DSL: opener H:5+ hcp:12-21
