@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
-from bridgeshape_mirror.dsl.deck import HONOUR_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, PAIR_SEATS, RANK_LETTERS
+from bridgeshape_mirror.dsl.deck import HONOUR_HCP, MAX_SUIT_HCP, PAIR_SEATS, RANK_LETTERS
 from bridgeshape_mirror.dsl.model import Suit
 
 from ..rules.handled import Handles
@@ -116,13 +116,6 @@ def _linear(terms: tuple[Measure, ...]) -> str:
     return " + ".join(_count(t) for t in terms)
 
 
-def _most(m: Measure) -> int:
-    """The most `m` can be (a bound at it says nothing)."""
-    if m.kind is Kind.LENGTH:
-        return MAX_SUIT_LENGTH
-    return MAX_SUIT_HCP if m.suit is not None else MAX_HAND_HCP
-
-
 def _flat(c: All) -> list[Condition]:
     return [q for p in c.parts for q in (_flat(p) if isinstance(p, All) else [p])]
 
@@ -133,7 +126,7 @@ def _one_range(c: Condition) -> tuple[Measure, int, int] | None:
         return c.measure, c.value, c.value
     if isinstance(c, Bound) and len(c.terms) == 1:
         m = c.terms[0]
-        return (m, c.value, _most(m)) if c.at_least else (m, 0, c.value)
+        return (m, c.value, m.most) if c.at_least else (m, 0, c.value)
     return None
 
 
@@ -144,7 +137,7 @@ def _range_node(m: Measure, low: int, high: int) -> _Node:
         return _FALSE
     if low == high:
         return f"{_count(m)} == {low}"
-    return _all(([f"{_count(m)} >= {low}"] if low > 0 else []) + ([f"{_count(m)} <= {high}"] if high < _most(m) else []))
+    return _all(([f"{_count(m)} >= {low}"] if low > 0 else []) + ([f"{_count(m)} <= {high}"] if high < m.most else []))
 
 
 def _node(c: Condition) -> _Node:
@@ -168,7 +161,7 @@ def _node(c: Condition) -> _Node:
         one = _one_range(p)
         if one is not None:
             m, low, high = one
-            was = ranges.get(m, (0, _most(m)))
+            was = ranges.get(m, (0, m.most))
             ranges[m] = (max(was[0], low), min(was[1], high))
     out: list[_Node] = []
     for p in parts:

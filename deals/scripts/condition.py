@@ -42,6 +42,13 @@ class Measure:
     seat: int
     suit: Suit | None = None
 
+    @property
+    def most(self) -> int:
+        """The most this measure can be: a bound at it says nothing."""
+        if self.kind is Kind.LENGTH:
+            return MAX_SUIT_LENGTH
+        return MAX_SUIT_HCP if self.suit is not None else MAX_HAND_HCP
+
 
 @dataclass(frozen=True)
 class Bound:
@@ -91,15 +98,15 @@ FALSE = Any(())
 SCRIPTS = Handles("the script exports")
 
 
-def _range(measure: Measure, r: Range | None, physical_max: int) -> list[Condition]:
+def _range(measure: Measure, r: Range | None) -> list[Condition]:
     if r is None:
         return []
     parts: list[Condition] = []
-    if r.min == r.upper(physical_max):
+    if r.min == r.upper(measure.most):
         return [Exactly(measure, r.min)]
     if r.min > 0:
         parts.append(Bound((measure,), r.min, True))
-    if r.max is not None and r.max < physical_max:
+    if r.max is not None and r.max < measure.most:
         parts.append(Bound((measure,), r.max, False))
     return parts
 
@@ -109,7 +116,7 @@ def length(seat: int, suit: Suit) -> Measure:
 
 
 def _length_range(seat: int, suit: Suit, low: int, high: int) -> list[Condition]:
-    return _range(length(seat, suit), Range(low, high), MAX_SUIT_LENGTH)
+    return _range(length(seat, suit), Range(low, high))
 
 
 def lengths_hold(c: Condition, lengths: tuple[int, ...]) -> bool:
@@ -174,10 +181,10 @@ def position_condition(position: Position, scenario: Scenario) -> Condition:
     seat = ROLE_SEAT[position.role]
     parts: list[Condition] = []
     for suit, r in position.suits.items():
-        parts += _range(length(seat, suit), r, MAX_SUIT_LENGTH)
+        parts += _range(length(seat, suit), r)
     for suit, r in position.suit_hcp.items():
-        parts += _range(Measure(Kind.HCP, seat, suit), r, MAX_SUIT_HCP)
-    parts += _range(Measure(Kind.HCP, seat), position.hcp, MAX_HAND_HCP)
+        parts += _range(Measure(Kind.HCP, seat, suit), r)
+    parts += _range(Measure(Kind.HCP, seat), position.hcp)
     if position.shape is not None:
         parts.append(shape_condition(seat, position.shape))
     if position.has_wildcard:
@@ -186,7 +193,7 @@ def position_condition(position: Position, scenario: Scenario) -> Condition:
         parts.append(
             Any(
                 tuple(
-                    All(tuple(_range(length(seat, s), position.x, MAX_SUIT_LENGTH) + _range(Measure(Kind.HCP, seat, s), position.x_hcp, MAX_SUIT_HCP)))
+                    All(tuple(_range(length(seat, s), position.x) + _range(Measure(Kind.HCP, seat, s), position.x_hcp)))
                     for s in candidates
                 )
             )
