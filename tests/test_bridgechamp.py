@@ -6,18 +6,14 @@ of the reference and the sample wiki, and for random valid scenarios."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import io
 import random
-import sys
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.commands import export as export_command
 from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.boards.pbn import parse_deal
 from bridgeshape_mirror.deals.drawing.rng import make_rng
@@ -32,6 +28,7 @@ from bridgeshape_mirror.deals.scripts.header import ScriptScenario
 from bridgeshape_mirror.dsl.deck import MAX_SUIT_HCP
 from bridgeshape_mirror.dsl.model import Position, Role, Scenario, Suit
 from bridgeshape_mirror.exit_codes import ExitCode
+from support.cli import run_export
 from support.bridgechamp_reader import BridgeChampError, read
 from support.scenario_sets import ROOT, every_pattern, pattern_deal, random_deal, reference_scenarios, sample_wiki_scenarios
 
@@ -158,23 +155,15 @@ def test_a_constraint_the_export_does_not_know_is_refused():
 # --- the command ----------------------------------------------------------------------
 
 
-def run(monkeypatch, *argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="bridgeshape-mirror")
-    export_command.register(parser.add_subparsers(dest="command"))
-    out, err = io.StringIO(), io.StringIO()
-    monkeypatch.setattr(sys, "stdout", out)
-    monkeypatch.setattr(sys, "stderr", err)
-    args = parser.parse_args(["export", *argv])
-    return int(args.handler(args)), out.getvalue(), err.getvalue()
 
 
 def test_the_command_writes_the_expression(monkeypatch):
     splinter = (ROOT / "examples" / "splinter.dsl").read_text(encoding="utf-8").strip()
-    code, out, err = run(monkeypatch, splinter, "--to", "bridgechamp", "--scenario", "2")
+    code, out, err = run_export(monkeypatch, splinter, "--to", "bridgechamp", "--scenario", "2")
     assert code == 0 and err == ""
     assert "# scenario 2 of 6: 1H-4D" in out.splitlines()
     read(out)
-    code, union, _ = run(monkeypatch, splinter, "--to", "bridgechamp")
+    code, union, _ = run_export(monkeypatch, splinter, "--to", "bridgechamp")
     assert code == 0 and union.count("DSL: ") == 6
     read(union)
 
@@ -186,7 +175,7 @@ def test_the_command_refuses_what_cannot_be_said(monkeypatch):
         raise NotExpressible("the controls constraint of opener")
 
     monkeypatch.setattr(export_module, "scenario_condition", refuse)
-    code, out, err = run(monkeypatch, "opener hcp:12+", "--to", "bridgechamp")
+    code, out, err = run_export(monkeypatch, "opener hcp:12+", "--to", "bridgechamp")
     assert code == ExitCode.INVALID and out == ""
     assert "no bridgechamp script: " in err and "controls constraint of opener" in err
 

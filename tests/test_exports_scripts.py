@@ -5,19 +5,15 @@ scenario, and their acceptance rate agrees with the exact probability."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import io
 import math
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bridgeshape_mirror import dsl
-from bridgeshape_mirror.commands import export as export_command
 from bridgeshape_mirror.exit_codes import ExitCode
 from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.errors import NotExpressible
@@ -43,6 +39,7 @@ from bridgeshape_mirror.deals.scripts.header import ScriptScenario
 from bridgeshape_mirror.dsl.deck import SUIT_INDEX
 from bridgeshape_mirror.dsl.model import Position, Role, Scenario, ShapeClass
 from bridgeshape_mirror.store.version import VERSION
+from support.cli import run_export
 from support.scenario_sets import every_pattern, pattern_deal, random_deal, reference_scenarios, sample_wiki_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,21 +187,13 @@ def test_scripts_are_ascii_with_comments_only_at_a_lines_start():
 # --- the command ----------------------------------------------------------------------
 
 
-def run(monkeypatch, *argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="bridgeshape-mirror")
-    export_command.register(parser.add_subparsers(dest="command"))
-    out, err = io.StringIO(), io.StringIO()
-    monkeypatch.setattr(sys, "stdout", out)
-    monkeypatch.setattr(sys, "stderr", err)
-    args = parser.parse_args(["export", *argv])
-    return int(args.handler(args)), out.getvalue(), err.getvalue()
 
 
 SPLINTER = (ROOT / "examples" / "splinter.dsl").read_text(encoding="utf-8").strip()
 
 
 def test_the_command_writes_one_scenario_with_its_header(monkeypatch):
-    code, out, err = run(monkeypatch, SPLINTER, "--to", "dealer", "--scenario", "2")
+    code, out, err = run_export(monkeypatch, SPLINTER, "--to", "dealer", "--scenario", "2")
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0].startswith(f"# dealer script made by bridgeshape-mirror {VERSION}")
@@ -216,20 +205,20 @@ def test_the_command_writes_one_scenario_with_its_header(monkeypatch):
 
 
 def test_the_command_without_scenario_writes_the_union(monkeypatch):
-    code, out, _ = run(monkeypatch, SPLINTER, "--to", "deal")
+    code, out, _ = run_export(monkeypatch, SPLINTER, "--to", "deal")
     assert code == 0
     assert "# the union of the 6 scenarios: a deal satisfying at least one of them is accepted" in out
     assert out.count("DSL: ") == 6 and "main {\n  reject unless {" in out
 
 
 def test_the_command_refuses_bad_input(monkeypatch):
-    assert run(monkeypatch, "opener H:5+ hcp:40", "--to", "dealer")[0] == ExitCode.INVALID
-    assert run(monkeypatch, "   ", "--to", "dealer")[0] == ExitCode.INVALID
-    assert run(monkeypatch, SPLINTER, "--to", "dealer", "--scenario", "7")[0] == ExitCode.USAGE
+    assert run_export(monkeypatch, "opener H:5+ hcp:40", "--to", "dealer")[0] == ExitCode.INVALID
+    assert run_export(monkeypatch, "   ", "--to", "dealer")[0] == ExitCode.INVALID
+    assert run_export(monkeypatch, SPLINTER, "--to", "dealer", "--scenario", "7")[0] == ExitCode.USAGE
 
 
 def test_the_dealer_script_is_the_golden_one(monkeypatch):
-    code, out, _ = run(monkeypatch, SPLINTER, "--to", "dealer", "--scenario", "1")
+    code, out, _ = run_export(monkeypatch, SPLINTER, "--to", "dealer", "--scenario", "1")
     text = out.replace(f"bridgeshape-mirror {VERSION};", "bridgeshape-mirror {VERSION};")
     golden = GOLDEN / "splinter-1.dlr"
     if __import__("os").environ.get("BSM_UPDATE_GOLDEN"):

@@ -7,10 +7,7 @@ par runs out of its box onto the next board (what the PDF's text cannot show).""
 from __future__ import annotations
 
 import base64
-import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -20,12 +17,11 @@ from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.store.state import StateStore
 from bridgeshape_mirror.sync.dump import sync_from_dump
 from bridgeshape_mirror.sync.syncer import SyncSettings
+from support.chromium import chromium_driver, require_chromium
 from support.wiki_pages import EXPORT
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 #: Two scenarios of 12 boards each: 24 boards, six pages of four.
 TWO = "opener H:5+ hcp:12-21 // major: opener S:5+ hcp:12-21; responder S:3+"
 DEALS = 12
@@ -51,29 +47,9 @@ def mirror(tmp_path_factory, request) -> tuple[str, Path]:
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not Path(path).exists():
-            message = f"{path} is missing: apt-get install chromium chromium-driver fonts-dejavu-core"
-            if os.environ.get("CI"):
-                pytest.fail(message)
-            pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage", f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    chrome = None
-    try:
-        chrome = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-        chrome.set_page_load_timeout(30)
+    require_chromium()
+    with chromium_driver() as chrome:
         yield chrome
-    finally:
-        if chrome is not None:
-            chrome.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def printed_pages(driver: Any, url: str) -> list[str]:

@@ -23,7 +23,6 @@ import math
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 import urllib.error
@@ -43,6 +42,7 @@ from bridgeshape_mirror.store.model import parse_timestamp
 from bridgeshape_mirror.store.state import StateStore
 from bridgeshape_mirror.sync.dump import sync_from_dump
 from bridgeshape_mirror.sync.syncer import SyncSettings
+from support.chromium import CHROMIUM, chromium_driver, require_chromium
 
 pytestmark = pytest.mark.slow
 
@@ -50,8 +50,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
 #: Where screenshots go: set by the `browser` fixture (never outside a temporary folder unless asked).
 SHOTS = Path()
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 SPLINTER = 42
 HOSTILE_TITLE = "Contro sputnik/Varianti d'autore & \"X\" su 1♣–(1♥)"
@@ -154,39 +152,17 @@ def base_url(transport: str, out: Path, http_base: str) -> str:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory) -> Iterator[Any]:
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not Path(path).exists():
-            message = f"{path} is missing: apt-get install chromium chromium-driver fonts-dejavu-core"
-            if os.environ.get("CI"):
-                pytest.fail(message)
-            pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
+    require_chromium()
     global SHOTS
     artifacts = os.environ.get("BSM_TEST_ARTIFACTS")
     SHOTS = Path(artifacts) / "screenshots" if artifacts else tmp_path_factory.mktemp("screenshots")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-quic", "--disable-dev-shm-usage",
-        "--lang=en-US", f"--window-size={DESKTOP[0]},{DESKTOP[1]}", f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = None
-    try:
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-        driver.set_page_load_timeout(30)
-        driver.set_script_timeout(30)
+    flags = (
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+        "--lang=en-US", f"--window-size={DESKTOP[0]},{DESKTOP[1]}",
+    )
+    with chromium_driver(*flags, capabilities={"goog:loggingPrefs": {"browser": "ALL"}}, script_timeout=30) as driver:
         yield driver
-    finally:
-        if driver is not None:
-            driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def screenshot(driver: Any, name: str, full: bool = True) -> None:

@@ -9,6 +9,7 @@ import sys
 
 from bridgeshape_mirror.cli import main
 from bridgeshape_mirror.commands import deals as deals_command
+from bridgeshape_mirror.commands import export as export_command
 
 
 def status(*argv: str) -> int:
@@ -35,3 +36,14 @@ def run(monkeypatch, *argv: str, stdin: str = "") -> tuple[int, bytes, str]:
     code = args.handler(args)
     sys.stdout.flush()
     return int(code), out.getvalue(), err.getvalue()
+
+
+def run_export(monkeypatch, *argv: str) -> tuple[int, str, str]:
+    """The `export` command run in this process: its status, standard output and error."""
+    p = argparse.ArgumentParser(prog="bridgeshape-mirror")
+    export_command.register(p.add_subparsers(dest="command"))
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    args = p.parse_args(["export", *argv])
+    return int(args.handler(args)), out.getvalue(), err.getvalue()
