@@ -174,7 +174,7 @@ def test_the_command_refuses_what_cannot_be_said(monkeypatch):
     def refuse(*args, **kwargs):
         raise NotExpressible("the controls constraint of opener")
 
-    monkeypatch.setattr(export_module, "scenario_condition", refuse)
+    monkeypatch.setattr(export_module, "difference_condition", refuse)
     code, out, err = run_export(monkeypatch, "opener hcp:12+", "--to", "bridgechamp")
     assert code == ExitCode.INVALID and out == ""
     assert "no bridgechamp script: " in err and "controls constraint of opener" in err

@@ -25,21 +25,16 @@ from bridgeshape_mirror.deals.drawing.rng import make_rng
 from bridgeshape_mirror.deals.scripts.condition import (
     All,
     Any,
-    Bound,
-    Condition,
-    Exactly,
-    Kind,
-    Measure,
-    Shape,
+    negated,
     scenario_condition,
     shape_condition,
 )
 from bridgeshape_mirror.deals.scripts.export import script
 from bridgeshape_mirror.deals.scripts.header import ScriptScenario
-from bridgeshape_mirror.dsl.deck import SUIT_INDEX
 from bridgeshape_mirror.dsl.model import Position, Role, Scenario, ShapeClass
 from bridgeshape_mirror.store.version import VERSION
 from support.cli import run_export
+from support.script_conditions import evaluate
 from support.scenario_sets import every_pattern, pattern_deal, random_deal, reference_scenarios, sample_wiki_scenarios
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,29 +57,6 @@ SHAPES = [
 ]
 SCENARIOS = reference_scenarios() + sample_wiki_scenarios() + SHAPES
 assert len(SCENARIOS) > 50  # the sample wiki's scenarios were found
-
-
-def evaluate(c: Condition, deal: Deal) -> bool:
-    """The condition, read as the script languages read it."""
-    if isinstance(c, Bound):
-        total = sum(_measure(m, deal) for m in c.terms)
-        return total >= c.value if c.at_least else total <= c.value
-    if isinstance(c, Exactly):
-        return _measure(c.measure, deal) == c.value
-    if isinstance(c, Shape):  # the patterns and the bounds say the same
-        by_bounds = evaluate(c.bounds, deal)
-        assert by_bounds == (tuple(sorted(deal.hands[c.seat].lengths, reverse=True)) in c.patterns)
-        return by_bounds
-    if isinstance(c, All):
-        return all(evaluate(p, deal) for p in c.parts)
-    return any(evaluate(p, deal) for p in c.parts)
-
-
-def _measure(m: Measure, deal: Deal) -> int:
-    hand = deal.hands[m.seat]
-    if m.kind is Kind.LENGTH:
-        return hand.length(SUIT_INDEX[m.suit])
-    return hand.hcp if m.suit is None else hand.suit_hcp(SUIT_INDEX[m.suit])
 
 
 def test_shape_classes_are_the_sorted_rule_on_every_pattern():
@@ -312,3 +284,15 @@ def test_deal_accepts_exactly_the_scenario(tmp_path, name, scenario):
         assert satisfies(deal, scenario), (name, deal.pbn())
     if p.exact and tries[-1] * p.value >= 30:
         assert _agrees(wanted, tries[-1], p.value), (name, wanted, tries[-1], p.value)
+
+
+@pytest.mark.parametrize("name,scenario", SCENARIOS[::3], ids=[n for n, _ in SCENARIOS[::3]])
+def test_a_negated_condition_accepts_exactly_what_the_condition_refuses(name, scenario):
+    """`negated` (a levelled class's script says "not an earlier class" with it), on every
+    pattern in every seat and on the scenario's own deals."""
+    condition = scenario_condition(scenario)
+    opposite = negated(condition)
+    own = deal_outcome(scenario, 1, 20, make_rng(3)).deals
+    deals = [pattern_deal(lengths, seat) for lengths in every_pattern() for seat in range(4)] + [parse_deal(p) for p in own]
+    for deal in deals:
+        assert evaluate(opposite, deal) != evaluate(condition, deal), deal.pbn()

@@ -281,3 +281,90 @@ def test_two_measures_level_by_the_product_of_their_classes():
         assert in_class(pbn, text, "hcp:opener", band) and in_class(pbn, text, "suit:opp1", suit), (pbn, name)
     with pytest.raises(LevelError, match="the same measure twice"):
         product(s, ["hcp:opener", "hcp:opener:12-15,16-21"])
+
+
+def _class_script_condition(text: str, by: str, name: str):
+    from bridgeshape_mirror.deals.scripts.condition import difference_condition
+
+    cls = next(c for c in level(scenario(text), by).classes if c.name == name)
+    return difference_condition(cls.base, cls.earlier)
+
+
+@pytest.mark.parametrize("text, by", CASES)
+def test_a_class_script_accepts_exactly_the_class(text, by):
+    """`export --level --class`'s condition, read as the script languages read it, against
+    SEMANTICS 7's classes read by endplay: on the unlevelled scenario's deals (each in one
+    class) and on deals of no class (random ones, mostly outside the scenario)."""
+    import random
+
+    from support.scenario_sets import random_deal
+    from support.script_conditions import evaluate
+
+    s = scenario(text)
+    own = levelled_outcome(s, 1, 0, level(s, by), None, lambda k: make_rng(5, k))
+    from bridgeshape_mirror.deals.outcome import deal_outcome
+
+    inside = list(deal_outcome(s, 1, 300, make_rng(7)).deals)
+    rng = random.Random(8)
+    outside = [d.pbn() for d in (random_deal(rng) for _ in range(300))]
+    names = [c.name for c in level(s, by).classes]
+    conditions = {n: _class_script_condition(text, by, n) for n in names}
+    for pbn in inside:
+        accepted = [n for n in names if evaluate(conditions[n], parse_deal(pbn))]
+        assert len(accepted) == 1 and in_class(pbn, text, by, accepted[0]), (pbn, accepted)
+    for pbn in outside:
+        if violations(parse_deal(pbn), s):
+            assert not any(evaluate(c, parse_deal(pbn)) for c in conditions.values()), pbn
+    assert own.no_deals_reason is None
+
+
+DEALER = "/usr/games/dealer"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text, by, name", [(CASES[1][0], CASES[1][1], "18-21"), (CASES[2][0], CASES[2][1], "D"), (CASES[4][0], "fit", "S")])
+def test_dealer_deals_a_class_at_its_exact_probability(tmp_path, monkeypatch, text, by, name):
+    """The exported class script in Debian's dealer: every deal it prints is in the class
+    (endplay's reading) and the scenario, and its acceptance rate is the class's exact
+    probability (z = 4.5)."""
+    import os
+    import subprocess
+
+    from support.cli import run_export
+
+    if not os.path.exists(DEALER):
+        pytest.skip("Debian's dealer is not installed")
+    code, out, err = run_export(monkeypatch, text, "--to", "dealer", "--level", by, "--class", name)
+    assert code == 0, err
+    path = tmp_path / "class.dlr"
+    path.write_text(out, encoding="utf-8")
+    generated = 400_000
+    run = subprocess.run([DEALER, "-s", "5", "-p", str(generated), "-g", str(generated), str(path)], capture_output=True, text=True, timeout=120, check=True)
+    lines = run.stdout.splitlines()
+    produced = int(next(line for line in lines if line.startswith("Produced")).split()[1])
+    for line in (line for line in lines if line.startswith("n ")):
+        parts = line.split()
+        hands = {parts[i]: parts[i + 1] for i in range(0, 8, 2)}
+        pbn = "N:" + " ".join(hands[s] for s in "nesw").upper()
+        assert not violations(parse_deal(pbn), scenario(text)) and in_class(pbn, text, by, name), pbn
+    cls = next(c for c in level(scenario(text), by).classes if c.name == name)
+    p = float(class_probability(cls).fraction)
+    assert f"exact probability {class_probability(cls).fraction.numerator}/" in out
+    assert generated * p >= 30 and abs(produced - generated * p) <= 4.5 * math.sqrt(generated * p * (1 - p)), (produced, generated * p)
+
+
+@pytest.mark.parametrize(
+    "text, args, says",
+    [
+        (CASES[0][0], ["--level", "hcp:opener"], "--level and --class go together"),
+        (CASES[0][0], ["--class", "12-15"], "--level and --class go together"),
+        (CASES[0][0], ["--level", "hcp:opener", "--class", "18-21"], "its classes are 12-15, 16-18, 19-21"),
+        (CASES[0][0] + " // opener hcp:20+", ["--level", "hcp:opener", "--class", "12-15"], "say which one to level with --scenario N"),
+        (CASES[0][0], ["--level", "suit:opener", "--class", "S"], "opener has no wildcard"),
+    ],
+)
+def test_export_of_a_class_that_cannot_be_named_is_a_usage_error(monkeypatch, text, args, says):
+    from support.cli import run_export
+
+    code, out, err = run_export(monkeypatch, text, "--to", "dealer", *args)
+    assert code == 2 and says in err and not out, err

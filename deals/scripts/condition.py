@@ -18,6 +18,7 @@ Everything SEMANTICS 3 defines is a sum of such measures against a bound, joined
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import permutations, product
@@ -217,3 +218,38 @@ def scenario_condition(scenario: Scenario) -> Condition:
 def union_condition(scenarios: list[Scenario]) -> Condition:
     """The deals that satisfy at least one of `scenarios`."""
     return Any(tuple(scenario_condition(s) for s in scenarios))
+
+
+def difference_condition(scenario: Scenario, without: Sequence[Scenario]) -> Condition:
+    """The deals of `scenario` that none of `without` has (a levelled class: its base
+    scenario without the deals an earlier class holds, `deals.levels`)."""
+    kept = scenario_condition(scenario)
+    if not without:
+        return kept
+    # What `kept` says is true of its deals: an earlier class's condition needs only its other parts negated.
+    said = set(_conjuncts(kept))
+    return All((kept, *(negated(All(tuple(p for p in _conjuncts(scenario_condition(s)) if p not in said))) for s in without)))
+
+
+def _conjuncts(c: Condition) -> list[Condition]:
+    return [q for p in c.parts for q in _conjuncts(p)] if isinstance(c, All) else [c]
+
+
+def negated(c: Condition) -> Condition:
+    """The deals `c` refuses, said with the same kinds of condition: the negation pushed down
+    to the bounds (Bridge Champ negates nothing but `hascard`, and dealer's and Deal's bounds
+    read as plainly). A shape class is negated through its bounds: the patterns it lists
+    would need a name of their own."""
+    if isinstance(c, Bound):
+        if c.at_least:
+            return Bound(c.terms, c.value - 1, False) if c.value > 0 else FALSE
+        return Bound(c.terms, c.value + 1, True)
+    if isinstance(c, Exactly):
+        below = (Bound((c.measure,), c.value - 1, False),) if c.value > 0 else ()
+        above = (Bound((c.measure,), c.value + 1, True),) if c.value < c.measure.most else ()
+        return Any(below + above)
+    if isinstance(c, Shape):
+        return negated(c.bounds)
+    if isinstance(c, All):
+        return Any(tuple(negated(p) for p in c.parts))
+    return All(tuple(negated(p) for p in c.parts))

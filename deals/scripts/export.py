@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from ..errors import NotExpressible
 from ..rules.handled import Handles, UnhandledField
 from .bridgechamp import BRIDGE_CHAMP
-from .condition import SCRIPTS, scenario_condition, union_condition
+from .condition import SCRIPTS, difference_condition, union_condition
 from .header import ScriptScenario, script_header
 from .render import TARGETS
 
@@ -18,17 +18,23 @@ DECLARED: dict[str, Handles] = {"dealer": SCRIPTS, "deal": SCRIPTS, "bridgechamp
 
 def script(target: str, chosen: Sequence[ScriptScenario], *, title: str = "", tool: str, total: int) -> str:
     """The `target` script (a key of `render.TARGETS`) accepting exactly the deals of the one
-    scenario in `chosen`, or of at least one of them; raises `NotExpressible` when a part
+    scenario (or levelled class) in `chosen`, or of at least one of the scenarios; raises `NotExpressible` when a part
     cannot be said exactly."""
     if not chosen:
         raise ValueError("a script needs a scenario")
     write, _ = TARGETS[target]
     for s in chosen:
-        try:
-            DECLARED[target].refuse(s.scenario)
-        except UnhandledField as exc:
-            raise NotExpressible(exc.what) from exc
-    condition = scenario_condition(chosen[0].scenario) if len(chosen) == 1 else union_condition([s.scenario for s in chosen])
+        for scenario in (s.scenario, *s.without):
+            try:
+                DECLARED[target].refuse(scenario)
+            except UnhandledField as exc:
+                raise NotExpressible(exc.what) from exc
+    if len(chosen) == 1:
+        condition = difference_condition(chosen[0].scenario, chosen[0].without)
+    else:
+        if any(s.without for s in chosen):
+            raise ValueError("a union of classes is not a script this tool writes")
+        condition = union_condition([s.scenario for s in chosen])
     return write(condition, script_header(title, chosen, target, tool, total))
 
 

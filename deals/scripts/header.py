@@ -15,11 +15,15 @@ from .render import Header
 
 @dataclass(frozen=True)
 class ScriptScenario:
-    """Scenario `index` (from 1) of a page and its probability."""
+    """Scenario `index` (from 1) of a page and its probability; or one class of a levelled
+    scenario (`part` names it): `scenario` is the class's base, less the deals of `without`
+    (the earlier classes that hold them), and `probability` the class's."""
 
     index: int
     scenario: Scenario
     probability: Probability
+    part: str = ""
+    without: tuple[Scenario, ...] = ()
 
 
 #: How to run each target's script, its header's second line.
@@ -45,8 +49,12 @@ def script_header(title: str, chosen: Sequence[ScriptScenario], target: str, too
     if len(chosen) == 1:
         s = chosen[0]
         lines.append(f"scenario {s.index} of {total}: {s.scenario.label or '(no label)'}")
+        if s.part:
+            lines.append(f"class {s.part}")
         lines.append(f"DSL: {format_scenario(s.scenario)}")
-        lines.append(f"accepts exactly the deals of this scenario: {describe_probability(s.probability)}")
+        lines += [f"  less the deals of: {format_scenario(w)}" for w in s.without]
+        what = "class" if s.part else "scenario"
+        lines.append(f"accepts exactly the deals of this {what}: {describe_probability(s.probability)}")
     else:
         lines.append(f"the union of the {len(chosen)} scenarios: a deal satisfying at least one of them is accepted")
         for s in chosen:
