@@ -231,6 +231,25 @@ def test_a_levelled_pbn_names_each_boards_class(monkeypatch):
         opener = getattr(b.deal, {"N": "north", "E": "east", "S": "south", "W": "west"}[b.dealer.abbr])
         lengths = [len(getattr(opener, s)) for s in ("spades", "hearts", "diamonds", "clubs")]
         assert shape_class(tuple(lengths)).value == b.info["Level"]
+    comments = [line for line in out.decode().splitlines() if line.startswith("{scenario")]
+    assert comments == [f"{{scenario 1; class {b.info['Level']}}}" for b in boards]
+
+
+def test_a_levelled_lin_names_each_boards_class_where_readers_skip_it(monkeypatch):
+    """LIN's `st` field holds the class; endplay's LIN reader reads the same boards as the
+    levelled JSON says, in the same classes."""
+    from endplay.parsers import lin as endplay_lin
+
+    args = (CASES[6][0], "--count", "8", "--seed", "2", "--level", "shape:opener")
+    code, out, err = run(monkeypatch, *args, "--format", "lin")
+    assert code == 0, err
+    _, doc, _ = run(monkeypatch, *args, "--format", "json")
+    deals = json.loads(doc)["scenarios"][0]["deals"]
+    boards = endplay_lin.loads(out.decode())
+    assert len(boards) == len(deals) == 8
+    for line, b, deal in zip(out.decode().splitlines(), boards, deals):
+        assert f"|st|class {deal['class']}|" in line
+        assert b.board_num == deal["board"] and b.deal.to_pbn() == EndplayDeal(deal["board_pbn"]).to_pbn()
 
 
 @pytest.mark.parametrize(

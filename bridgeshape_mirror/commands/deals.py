@@ -197,12 +197,8 @@ def _levelled(args: argparse.Namespace, scenarios: list[tuple[int, Scenario]]) -
     def deal_fields(pbn: str, number: int) -> dict[str, object]:
         return {"class": classes[pbn], **((fields(pbn, number) or {}) if fields else {})}
 
-    def extra_tags(deal: BoardDeal) -> tuple[PbnTag, ...]:
-        from bridgeshape_mirror.deals.boards.pbn import PbnTag
-
-        return (PbnTag("Level", classes[deal.pbn]), *(tags(deal) if tags else ()))
-
-    per_format = {"json": {"deal_fields": deal_fields}, "pbn": {"extra_tags": extra_tags}}.get(args.format, {})
+    # PBN and LIN name each board's class themselves (the outcomes hold them)
+    per_format = {"json": {"deal_fields": deal_fields}, "pbn": {"extra_tags": tags}}.get(args.format, {})
     writer = open_writer(args.format, sys.stdout.buffer, tool=_tool, seed=f"seed {args.seed}", **per_format)
     status = ExitCode.OK
     writer.begin()

@@ -12,6 +12,13 @@ from ..outcome import ScenarioDeals
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..boards.board import BoardDeal
+
+
+def class_note(name: str) -> str:
+    """A levelled board's class, as its comment says it (PBN's and LIN's)."""
+    return f"class {name}"
+
 
 class HeldDeals:
     """`begin` and `scenario` of the `DealsWriter` protocol; `outcomes` is the whole document
@@ -25,6 +32,18 @@ class HeldDeals:
 
     def scenario(self, outcome: ScenarioDeals) -> None:
         self.outcomes.append(outcome)
+
+    @property
+    def levelled(self) -> bool:
+        """Some outcome is a levelled set (`deals.levels`): its boards name their classes."""
+        return any(o.deal_classes for o in self.outcomes)
+
+    def deal_class(self, b: BoardDeal) -> str | None:
+        """The class of board `b`'s deal in a levelled set, else None."""
+        for o in self.outcomes:
+            if o.index == b.scenario:
+                return o.deal_classes[b.deal_index] if o.deal_classes else None
+        return None
 
     def boards_as_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Every deal as a board, in board order (`deals.boards.board.board_numbers`: scenarios in

@@ -5,8 +5,8 @@
 `md` starts with the dealer's digit (1 = South, 2 = West, 3 = North, 4 = East) and lists
 the hands from South clockwise; `sv` is the vulnerability (`o` none, `n` NS, `e` EW, `b`
 both). The boards are those of the PBN file (`deals.boards.board`), turned so that the opener
-deals. LIN has no field for free text that readers ignore, so the scenario is named only
-by the board number (the deals JSON maps each board to its scenario).
+deals. The scenario is named only by the board number (the deals JSON maps each board to its
+scenario); a levelled set's board names its class in `st`, the one free text readers skip.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from bridgeshape_mirror.dsl.deck import SEAT_LETTERS, SUIT_LETTERS
 
 from ..boards.board import VULNERABILITY_CYCLE, BoardDeal
 from ..outcome import outcome_boards
-from .held import HeldDeals
+from .held import HeldDeals, class_note
 from .stream import ScenarioStream, board_chunks
 
 #: Seat (0..3 = N E S W) -> LIN's digit; hands are listed from South (seat 2) clockwise.
@@ -31,15 +31,17 @@ _VULNERABLE = {"None": "o", "NS": "n", "EW": "e", "All": "b"}
 HANDVIEWER = "https://www.bridgebase.com/tools/handviewer.html?lin="
 
 
-def lin_line(b: BoardDeal) -> str:
-    """Board `b` as one LIN line (no line end)."""
+def lin_line(b: BoardDeal, note: str = "") -> str:
+    """Board `b` as one LIN line (no line end); `note` in its `st` field, which readers that
+    do not show it skip (endplay's among them)."""
     first, _, body = b.board_pbn.partition(":")
     start = SEAT_LETTERS.index(first)
     hands: dict[int, str] = {}
     for i, hand in enumerate(body.split()):
         hands[(start + i) % 4] = "".join(letter + holding for letter, holding in zip(SUIT_LETTERS, hand.split(".")))
     md = _SEAT_DIGIT[b.board.dealer] + ",".join(hands[seat] for seat in _LIN_ORDER)
-    return f"pn|,,,|st||md|{md}|rh||ah|Board {b.board.number}|sv|{_VULNERABLE[b.board.vulnerable]}|pg||"
+    text = note.replace("|", "/")
+    return f"pn|,,,|st|{text}|md|{md}|rh||ah|Board {b.board.number}|sv|{_VULNERABLE[b.board.vulnerable]}|pg||"
 
 
 def handviewer_url(b: BoardDeal) -> str:
@@ -73,14 +75,16 @@ def lin_lines(numbers: np.ndarray, rows: np.ndarray) -> bytes:
 
 class Writer(HeldDeals):
     def __init__(self, out: BinaryIO, **context: str):
-        # `context` (title, tool, seed): LIN has no place that readers would ignore for them.
+        # `context` (title, tool, seed): LIN's one free text is a board's, kept for a levelled
+        # set's class.
         super().__init__()
         self._out = out
 
     def end(self) -> None:
-        boards = self.boards_as_rows()
+        boards = None if self.levelled else self.boards_as_rows()
         if boards is None:
-            self._out.write("".join(lin_line(b) + "\n" for b in outcome_boards(self.outcomes)).encode("ascii"))
+            lines = (lin_line(b, _note(self.deal_class(b))) + "\n" for b in outcome_boards(self.outcomes))
+            self._out.write("".join(lines).encode("ascii"))
             return
         _, numbers, rows = boards
         for start in range(0, len(rows), _CHUNK):
@@ -91,6 +95,10 @@ class Writer(HeldDeals):
         a chunk of boards at a time."""
         for chunk in board_chunks(streams, _CHUNK):
             self._out.write(lin_lines(chunk.numbers, chunk.rows))
+
+
+def _note(level: str | None) -> str:
+    return "" if level is None else class_note(level)
 
 
 #: Boards written at a time.

@@ -5,7 +5,8 @@ with a `[Generator]` tag saying how to deal it again (`deals.boards.pbn` writes 
 The boards interleave the scenarios: held outcomes are written at `end`; streamed scenarios
 (`deals.formats.stream`) a chunk of boards at a time, the scenarios dealt side by side.
 `extra_tags`, given, returns supplementary tags for each board (double-dummy
-results, say), written after `[Generator]`.
+results, say), written after `[Generator]`. A levelled set's board names its class in its
+comment and in a `[Level]` tag.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ..boards.board import BoardDeal, board
 from ..outcome import outcome_boards
 from ..boards.pbn import PbnExportWriter, PbnGame, PbnTag, row_strings
 from . import Context, said
-from .held import HeldDeals
+from .held import HeldDeals, class_note
 from .stream import ScenarioStream, board_chunks
 
 
@@ -60,9 +61,12 @@ class Writer(HeldDeals):
         pbn = PbnExportWriter(self._text)
         pbn.finish()  # the header, even when no game follows
         said_of = self._said_of([(o.index, o.label) for o in self.outcomes])
-        if self._extra_tags is not None or not self._write_rows(pbn, said_of):
+        if self._extra_tags is not None or self.levelled or not self._write_rows(pbn, said_of):
             for b in outcome_boards(self.outcomes):
                 name, note, tags = said_of[b.scenario, b.label]
+                level = self.deal_class(b)
+                if level is not None:
+                    note, tags = f"{note}; {class_note(level)}", (*tags, PbnTag("Level", level))
                 if self._extra_tags is not None:
                     tags += tuple(self._extra_tags(b))
                 pbn.write_game(PbnGame(b.board, b.board_pbn, name, note, tags))
