@@ -26,6 +26,7 @@
     stage = "state/mirror"  # optional: with out = s3://..., where the mirror is built first
     nginx_origin = "http://127.0.0.1:9000/BUCKET/PREFIX"  # optional: with out = s3://..., where nginx reads it
     dd_budget = 120       # seconds of double-dummy analysis per run (0: none)
+    level = "hcp:opener"  # optional: every scenario's deals a levelled set by this measure (or two, space-separated)
 
     [serve]
     max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
@@ -120,6 +121,8 @@ class Config:
     #: With `out` an s3:// URL: the URL the nginx snippet reads the bucket from (None: the
     #: snippet reads a folder, the server's root).
     nginx_origin: str | None = _library(_build, "nginx_origin")
+    #: The measures every scenario's deals are levelled by (`deals --level`'s BY), none: uniform.
+    level: tuple[str, ...] = _library(_build, "level")
 
     def local_out(self) -> str:
         """The folder the mirror is built and published in on this machine."""
@@ -136,7 +139,7 @@ class Config:
 _SECTIONS = {
     "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
-    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget", "nginx_origin"},
+    "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget", "nginx_origin", "level"},
     "serve": {"max_age"},
 }
 
@@ -203,6 +206,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError(str(exc)) from exc
     if config.lang is not None:
         config.lang = checked_language(config.lang)
+    config.level = checked_level(config.level)
     if is_bucket_url(config.out):
         try:
             BucketTarget.parse(config.out)
@@ -218,6 +222,27 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
     elif config.endpoint_url or config.stage or config.nginx_origin:
         raise ConfigError("endpoint_url, stage and nginx_origin are for an s3:// out (object storage); out is a folder here")
     return config
+
+
+def checked_level(value: Any) -> tuple[str, ...]:
+    """`level`'s measures: a string of one or two (space-separated), or a list of them, each
+    one a measure `deals --level` takes (raises `ConfigError`)."""
+    from bridgeshape_mirror.deals.levels import LevelError, check_measure
+
+    if isinstance(value, str):
+        measures = tuple(value.split())
+    elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        measures = tuple(value)
+    else:
+        raise ConfigError(f"level: {value!r} is not a measure like \"hcp:opener\" (or two, space-separated)")
+    if len(measures) > 2:
+        raise ConfigError(f"level: {' '.join(measures)!r} has {len(measures)} measures; at most two (their product)")
+    try:
+        for by in measures:
+            check_measure(by)
+    except LevelError as exc:
+        raise ConfigError(f"level: {exc}") from exc
+    return measures
 
 
 def checked_language(tag: str) -> str:
@@ -290,6 +315,8 @@ def _check_values(values: dict[str, Any], path: str) -> None:
     where = f"{path}: "
     hints = {**get_type_hints(Config), "password_file": str}
     for name, value in values.items():
+        if name == "level":  # a string or a list of them: `checked_level`
+            continue
         expected = hints[name]
         # bool is an int to isinstance, and an int is a fine float (timeout = 30).
         ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)

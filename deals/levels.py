@@ -73,25 +73,54 @@ def parse_mix(text: str) -> tuple[int, ...]:
 
 def level(scenario: Scenario, by: str) -> Level:
     """The classes of `scenario` by the measure `by` (raises `LevelError`)."""
+    check_measure(by)
     kind, _, rest = by.partition(":")
     if kind == "fit":
-        if rest:
-            raise LevelError(f"{by!r}: fit takes no role (it is the scenario's first fit)")
         return _by_fit(scenario)
-    if kind not in ("hcp", "suit", "shape"):
-        raise LevelError(f"unknown measure {kind!r} in {by!r}: one of {', '.join(MEASURES)}")
     role_name, _, bands = rest.partition(":")
-    role = _role(role_name, by)
+    role = Role(role_name)
     position = scenario.position(role) or Position(role)
     if kind == "hcp":
         return _by_hcp(scenario, position, bands)
-    if bands:
-        raise LevelError(f"{by!r}: {kind} takes a role only")
     if kind == "shape":
         shapes = SHAPES if position.shape in (None, ShapeClass.ANY) else (position.shape,)
         classes = tuple(LevelClass(s.value, ((1, _with(scenario, replace(position, shape=s))),)) for s in shapes)
         return Level(f"shape:{role.value}", classes)
     return _by_wildcard(scenario, position)
+
+
+def check_measure(by: str) -> None:
+    """Raise `LevelError` when `by` is not a measure of any scenario (an unknown measure or
+    role, bands that do not read); what depends on a scenario is checked when it is applied.
+    For settings read before any scenario (the mirror's `[build] level`)."""
+    kind, _, rest = by.partition(":")
+    if kind == "fit":
+        if rest:
+            raise LevelError(f"{by!r}: fit takes no role (it is the scenario's first fit)")
+        return
+    if kind not in ("hcp", "suit", "shape"):
+        raise LevelError(f"unknown measure {kind!r} in {by!r}: one of {', '.join(MEASURES)}")
+    role_name, _, bands = rest.partition(":")
+    role = _role(role_name, by)
+    if bands and kind != "hcp":
+        raise LevelError(f"{by!r}: {kind} takes a role only")
+    if bands:
+        first = re.match(r"[0-9]+", bands.strip())
+        low = int(first[0]) if first else 0
+        _bands(bands, low, max(_band_ends(bands, low)), role)
+
+
+def _band_ends(text: str, low: int) -> list[int]:
+    return [int(n) for n in re.findall(r"[0-9]+", text)] or [low]
+
+
+def applied(scenario: Scenario, bys: Sequence[str]) -> Level | None:
+    """`scenario`'s classes by the measures `bys`, or None where they do not apply to it (no
+    wildcard, no fit, bands outside its range): the mirror deals that scenario uniformly."""
+    try:
+        return product(scenario, bys)
+    except LevelError:
+        return None
 
 
 def product(scenario: Scenario, bys: Sequence[str]) -> Level:

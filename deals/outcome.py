@@ -68,6 +68,15 @@ class ClassShare:
             out["unsatisfiable"] = self.empty.english()
         return out
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> ClassShare:
+        if "natural_share_fraction" in doc:
+            share: Fraction | float = Fraction(doc["natural_share_fraction"])
+        else:
+            share = doc["natural_share"]
+        empty = Reason.read(doc["unsatisfiable"]) if "unsatisfiable" in doc else None
+        return cls(doc["class"], _probability_of(doc), share, doc["boards"], empty)
+
 
 @dataclass(frozen=True)
 class Levels:
@@ -78,6 +87,10 @@ class Levels:
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "classes": [c.to_json() for c in self.classes]}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Levels:
+        return cls(doc["by"], tuple(ClassShare.from_json(c) for c in doc["classes"]))
 
 
 @dataclass(frozen=True)
@@ -160,12 +173,17 @@ class ScenarioDeals:
             return cls(doc["index"], doc["label"], deals, PROVED_EMPTY, unsatisfiable=doc["unsatisfiable"])
         if "failed" in doc:
             return failed_outcome(doc["index"], doc["label"], doc["error"])
-        if "probability_fraction" in doc:
-            probability = Probability.of(Fraction(doc["probability_fraction"]))
-        else:
-            low, high = doc["probability_ci95"]
-            probability = Probability(doc["probability"], None, low, high)
-        return cls(doc["index"], doc["label"], deals, probability, too_rare=doc.get("too_rare"))
+        levels = Levels.from_json(doc["levels"]) if "levels" in doc else None
+        classes = tuple(d["class"] for d in doc["deals"]) if levels is not None else ()
+        return cls(doc["index"], doc["label"], deals, _probability_of(doc), too_rare=doc.get("too_rare"), levels=levels, deal_classes=classes)
+
+
+def _probability_of(doc: dict[str, Any]) -> Probability:
+    """The probability a document (a scenario's or a class's) says: its fraction, or its estimate."""
+    if "probability_fraction" in doc:
+        return Probability.of(Fraction(doc["probability_fraction"]))
+    low, high = doc["probability_ci95"]
+    return Probability(doc["probability"], None, low, high)
 
 
 #: What a scenario that could not be dealt says of its probability: nothing (0, and 0 to 1).
@@ -191,6 +209,8 @@ def deals_with_boards(outcomes: Sequence[ScenarioDeals]) -> list[dict[str, Any]]
     for outcome in outcomes:
         doc = outcome.to_json()
         doc["deals"] = [{"pbn": pbn, **boards[outcome.index, i].json_fields()} for i, pbn in enumerate(outcome.deals)]
+        for deal, name in zip(doc["deals"], outcome.deal_classes):  # a levelled set's, as the deals command writes them
+            deal["class"] = name
         out.append(doc)
     return out
 

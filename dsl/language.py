@@ -99,6 +99,13 @@ def number(value: float, lang: str) -> str:
     return format_decimal(value, locale=lang)
 
 
+def percent(share: float, lang: str) -> str:
+    """0.2083 -> "20.8%" in English, "20,8%" in Italian."""
+    from babel.numbers import format_percent
+
+    return format_percent(float(share), "#,##0.0%", locale=lang)
+
+
 def one_in(probability: float, lang: str) -> str:
     """0.0021 -> "1 deal in 476" / "1 smazzata su 476": what a teacher can picture."""
     _ = translations(lang).gettext

@@ -128,6 +128,9 @@ class BuildSettings:
     bucket: BucketTarget | None = None
     #: Seconds of double-dummy analysis per run for deals without a table (0: none; `dd_run`).
     dd_budget: float = 120.0
+    #: Deal every scenario as a levelled set by these measures (`deals.levels`; one, or two
+    #: for their product) where they apply to it; none: uniform deals.
+    level: tuple[str, ...] = ()
     #: The URL nginx reads the mirror from when it is in a bucket (`render_snippet`'s
     #: `origin`); None: the snippet reads the server's root folder.
     nginx_origin: str | None = None
@@ -322,8 +325,8 @@ def _deals(
             if cached is not None:
                 with history.store.reading():  # damaged bytes there: the state's fault, exit 5
                     outcome = ScenarioDeals.from_json(json.loads(cached))
-            if outcome is None or _now_counted_exactly(scenario, outcome, report, a.page.page_id, index):
-                jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed)
+            if outcome is None or _levelled_otherwise(scenario, outcome, settings.level) or _now_counted_exactly(scenario, outcome, report, a.page.page_id, index):
+                jobs[key] = SampleJob(scenario, a.page.page_id, a.served_revid, index, settings.deals, settings.seed, settings.level)
             else:
                 outcomes[key] = outcome
                 used[key] = cached
@@ -340,6 +343,19 @@ def _deals(
     for key in sorted(outcomes):
         deals.setdefault(key[0], []).append(outcomes[key])
     return deals, used
+
+
+def _levelled_otherwise(scenario: Scenario, kept: ScenarioDeals, level: tuple[str, ...]) -> bool:
+    """Were the kept deals levelled otherwise than the build's `level` asks (or levelled when
+    it asks for uniform deals, or the reverse)? Then the scenario is dealt again: changing the
+    setting re-deals, leaving it alone re-deals nothing."""
+    from bridgeshape_mirror.deals.levels import applied
+
+    if kept.no_deals_reason is not None:  # none to level, whatever the setting
+        return False
+    wanted = applied(scenario, level) if level else None
+    had = kept.levels.by if kept.levels is not None else None
+    return had != (wanted.by if wanted is not None else None)
 
 
 def _now_counted_exactly(scenario: Scenario, kept: ScenarioDeals, report: BuildReport, page_id: int, index: int) -> bool:

@@ -48,6 +48,7 @@ def environment(lang: str = language.SOURCE) -> jinja2.Environment:
     env.filters["contract"] = contract_words
     env.filters["one_in"] = functools.partial(language.one_in, lang=lang)
     env.filters["number"] = functools.partial(language.number, lang=lang)
+    env.filters["percent"] = functools.partial(language.percent, lang=lang)
     env.filters["utc"] = functools.partial(_when, lang=lang)
     env.filters["reason"] = functools.partial(say_reason, lang=lang)
     env.globals["diagram_words"] = _diagram_words(env)

@@ -57,6 +57,14 @@ def scripts_by_page(files: Mapping[PurePosixPath, bytes | Reused]) -> dict[int, 
     return found
 
 
+def _scenario(o: ScenarioDeals) -> dict[str, Any]:
+    out: dict[str, Any] = {"index": o.index, "label": o.label, "probability": o.probability.value, "probability_exact": o.probability.exact}
+    if o.levels is not None:  # a levelled set: its classes, their natural shares and boards
+        classes = [{"class": c.name, "natural_share": float(c.natural_share), "boards": c.boards} for c in o.levels.classes]
+        out["levels"] = {"by": o.levels.by, "classes": classes}
+    return out
+
+
 def manifest_document(
     analyses: Sequence[PageAnalysis],
     deals: Mapping[int, Sequence[ScenarioDeals]],
@@ -74,10 +82,7 @@ def manifest_document(
                 "title": a.page.title,
                 "revid": a.served_revid,
                 "status": a.status.value,
-                "scenarios": [
-                    {"index": o.index, "label": o.label, "probability": o.probability.value, "probability_exact": o.probability.exact}
-                    for o in deals.get(pid, ())
-                ],
+                "scenarios": [_scenario(o) for o in deals.get(pid, ())],
                 "files": [{"path": str(p), "sha256": _sha256(files[p])} for p in page_paths(a, title_paths.get(pid), files, scripts.get(pid, ())) if p in files],
             }
         )

@@ -29,17 +29,25 @@ class SampleJob:
     index: int
     count: int
     seed: int
+    #: the measures of a levelled set (`[build] level`); none, or where they do not apply to
+    #: the scenario: its deals uniform
+    level: tuple[str, ...] = ()
 
 
 def sample_job(job: SampleJob) -> ScenarioDeals:
-    from bridgeshape_mirror.deals.outcome import deal_outcome
     from bridgeshape_mirror.deals.drawing.rng import make_rng, page_rng
+    from bridgeshape_mirror.deals.levels import applied, levelled_outcome
+    from bridgeshape_mirror.deals.outcome import deal_outcome
 
-    if job.seed == 0:
-        rng = page_rng(job.page_id, job.revid, job.index)
-    else:
-        rng = make_rng(job.seed, job.page_id, job.revid, job.index)
-    return deal_outcome(job.scenario, job.index, job.count, rng)
+    def rng(*more: int):
+        if job.seed == 0:
+            return page_rng(job.page_id, job.revid, job.index, *more)
+        return make_rng(job.seed, job.page_id, job.revid, job.index, *more)
+
+    by = applied(job.scenario, job.level) if job.level else None
+    if by is None:
+        return deal_outcome(job.scenario, job.index, job.count, rng())
+    return levelled_outcome(job.scenario, job.index, job.count, by, None, rng)
 
 
 def sample_job_isolated(job: SampleJob) -> tuple[ScenarioDeals, Fault | None]:

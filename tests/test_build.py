@@ -10,9 +10,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-import jsonschema
 import pytest
-from referencing import Registry, Resource
 
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
@@ -20,6 +18,7 @@ from bridgeshape_mirror.site_builder.publish import current_version
 from bridgeshape_mirror.store.state import StateStore
 from bridgeshape_mirror.sync.dump import sync_from_dump
 from bridgeshape_mirror.sync.syncer import SyncSettings
+from support.schemas import check_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "sample-wiki.xml"
@@ -99,14 +98,7 @@ def test_deals_json_and_pbn(mirror):
 
 def test_every_json_file_matches_its_schema(mirror):
     _, out, _ = mirror
-    registry = Registry().with_resources(
-        (p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMAS.glob("*.json")
-    )
-
-    def check(schema_name: str, document) -> None:
-        schema = json.loads((SCHEMAS / schema_name).read_text())
-        jsonschema.Draft202012Validator(schema, registry=registry).validate(document)
-
+    check = check_schema
     root = out.resolve()
     checked = 0
     for path in root.rglob("*.json"):

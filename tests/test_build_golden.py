@@ -76,3 +76,13 @@ def test_the_mirror_with_double_dummy_tables_is_the_golden_one(state, tmp_path):
     report = build(state, BuildSettings(out=out, deals=2, seed=5, lang="it"))
     assert report.dd_waiting == 0 and report.dd_computed > 0
     check("two-scenarios-dd", published(out))
+
+
+def test_the_levelled_mirror_is_the_golden_one(state, tmp_path):
+    """`[build] level`: each scenario's JSON with its classes and each deal's, the PBN's and
+    LIN's class comments, the convention page's table of classes."""
+    out = tmp_path / "out"
+    build(state, BuildSettings(out=out, deals=3, seed=5, lang="it", dd_budget=0, level=("hcp:opener",)))
+    files = published(out)
+    assert any(b'"levels"' in data for path, data in files.items() if path.startswith("api/deals/"))
+    check("two-scenarios-levelled-it", files)

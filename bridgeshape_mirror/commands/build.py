@@ -65,6 +65,10 @@ def add_build_arguments(parser: argparse.ArgumentParser, standalone: bool) -> No
         help="Cache-Control max-age in the nginx snippet's answers (default {max_age})",
     )
     parser.add_argument("--lang", metavar="LANG", help="the language of the site and the report (default: the wiki's)")
+    parser.add_argument(
+        "--level", metavar="BY", action="append",
+        help="deal every scenario as a levelled set by the measure BY where it applies (as the deals command's --level; twice: the product)",
+    )
 
     dd = parser.add_mutually_exclusive_group()
     dd.add_argument(
@@ -90,7 +94,7 @@ def build_with(config: Config) -> BuildReport:
         settings = BuildSettings(
             out=Path(config.local_out()), deals=config.deals, seed=config.seed,
             allow_removals=bool(config.allow_removals), max_age=config.max_age, lang=config.lang, bucket=bucket,
-            dd_budget=float(config.dd_budget), nginx_origin=config.nginx_origin,
+            dd_budget=float(config.dd_budget), nginx_origin=config.nginx_origin, level=config.level,
         )
         return build(config.state, settings, progress)
 
@@ -115,6 +119,7 @@ def build_overrides(args: argparse.Namespace) -> dict[str, object]:
     return {
         "out": args.out, "deals": args.deals, "seed": args.seed, "endpoint_url": args.endpoint_url, "stage": args.stage,
         "max_age": args.max_age, "lang": args.lang, "dd_budget": dd_budget_override(args), "nginx_origin": args.nginx_origin,
+        "level": args.level,
     }
 
 

@@ -341,6 +341,7 @@ def make_rng(*key: int) -> Rng:
     return Rng(np.random.PCG64(np.random.SeedSequence([int(k) for k in key])))
 
 
-def page_rng(page_id: int, revid: int, scenario_index: int) -> Rng:
-    """The generator the mirror uses for scenario `scenario_index` (from 1) of a page revision."""
-    return make_rng(_PAGE_TAG, page_id, revid, scenario_index)
+def page_rng(page_id: int, revid: int, scenario_index: int, *more: int) -> Rng:
+    """The generator the mirror uses for scenario `scenario_index` (from 1) of a page revision
+    (`more`: for one class of a levelled set, its number)."""
+    return make_rng(_PAGE_TAG, page_id, revid, scenario_index, *more)
