@@ -170,6 +170,8 @@ def _unknown_section(section: str, table: object) -> str:
     if isinstance(table, dict):
         hint = _did_you_mean(section, _SECTIONS, lambda name: f"[{name}]")
         return f"unknown section [{section}]{hint or f' ({_THE_SECTIONS})'}"
+    if section in _SECTIONS:
+        return f"{section} = ... where [{section}] is a section (a table of keys)"
     if section in _ALL_KEYS:
         return f"{section!r} is outside every section: it belongs in [{_home(section)}]"
     hint = _did_you_mean(section, _ALL_KEYS, _in_its_section)

@@ -60,6 +60,7 @@ def test_usage_error_from_argparse_and_from_the_configuration(tmp_path: Path) ->
         ("deals = 3\n", "'deals' is outside every section: it belongs in [build]"),
         ("dels = 3\n", "unknown key 'dels' outside every section; did you mean 'deals' in [build]?"),
         ("[sync]\nfrobnicate = 1\n", "unknown key 'frobnicate' in [sync]\n"),
+        ("build = 3\n", "build = ... where [build] is a section (a table of keys)"),
     ],
 )
 def test_an_unknown_configuration_name_is_a_usage_error_naming_the_close_ones(

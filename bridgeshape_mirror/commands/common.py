@@ -126,7 +126,7 @@ def _overlap(command: str, exc: Exception) -> ExitCode:
     that overlap a long one as a matter of course: the line is at info level, so -q mails
     nothing, unless the state's lock has been held past `HUNG_AFTER`; then a WARNING names
     the holder and since when, so a hung run is seen. (A bucket's lock that old is taken
-    over, not reported: object_store.LOCK_STALE.)"""
+    over, with a warning: object_store.LOCK_STALE; its exit 3 is a younger lock.)"""
     from bridgeshape_mirror.store.errors import LockHeld
     from bridgeshape_mirror.store.lock import HUNG_AFTER
 
