@@ -33,7 +33,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
@@ -147,6 +146,8 @@ _SUGGESTIONS = 3
 
 
 def _did_you_mean(name: str, known: Iterable[str], shown: Callable[[str], str]) -> str:
+    import difflib  # here: only for a mistake, and validate never reads a file
+
     close = difflib.get_close_matches(name, sorted(known), n=_SUGGESTIONS, cutoff=0.6)
     return f"; did you mean {' or '.join(shown(c) for c in close)}?" if close else ""
 
