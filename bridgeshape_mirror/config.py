@@ -35,7 +35,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from functools import partial
 from pathlib import Path
@@ -144,6 +144,53 @@ _SECTIONS = {
 }
 
 
+#: Close names offered for a mistyped section or key, best first.
+_SUGGESTIONS = 3
+
+
+def _did_you_mean(name: str, known: Iterable[str], shown: Callable[[str], str]) -> str:
+    import difflib  # here: only for a mistake, and validate never reads a file
+
+    close = difflib.get_close_matches(name, sorted(known), n=_SUGGESTIONS, cutoff=0.6)
+    return f"; did you mean {' or '.join(shown(c) for c in close)}?" if close else ""
+
+
+def _home(key: str) -> str | None:
+    """The section a key belongs in, if any."""
+    return next((section for section, keys in _SECTIONS.items() if key in keys), None)
+
+
+def _in_its_section(key: str) -> str:
+    return f"{key!r} in [{_home(key)}]"
+
+
+_ALL_KEYS = frozenset(key for keys in _SECTIONS.values() for key in keys)
+_THE_SECTIONS = "the sections are " + ", ".join(f"[{section}]" for section in _SECTIONS)
+
+
+def _unknown_section(section: str, table: object) -> str:
+    """What to say of a name at the top of the file that is not a section: a mistyped
+    section, or a key written above every section (TOML's root table)."""
+    if isinstance(table, dict):
+        hint = _did_you_mean(section, _SECTIONS, lambda name: f"[{name}]")
+        return f"unknown section [{section}]{hint or f' ({_THE_SECTIONS})'}"
+    if section in _SECTIONS:
+        return f"{section} = ... where [{section}] is a section (a table of keys)"
+    if section in _ALL_KEYS:
+        return f"{section!r} is outside every section: it belongs in [{_home(section)}]"
+    hint = _did_you_mean(section, _ALL_KEYS, _in_its_section)
+    return f"unknown key {section!r} outside every section{hint or f' ({_THE_SECTIONS})'}"
+
+
+def _unknown_key(section: str, key: str) -> str:
+    """What to say of a key its section does not have: the section it belongs in, or the close
+    names, the other sections' with their section (a key mistyped and misplaced)."""
+    if key in _ALL_KEYS:
+        return f"{key!r} is not a key of [{section}]: it belongs in [{_home(key)}]"
+    hint = _did_you_mean(key, _ALL_KEYS, lambda name: repr(name) if name in _SECTIONS[section] else _in_its_section(name))
+    return f"unknown key {key!r} in [{section}]{hint}"
+
+
 def load(path: str | None, overrides: dict[str, Any]) -> Config:
     """The file's values (if any), then every override that is not None; relative paths in
     the file are taken relative to the file."""
@@ -161,10 +208,10 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         for section, table in data.items():
             allowed = _SECTIONS.get(section)
             if allowed is None or not isinstance(table, dict):
-                raise ConfigError(f"{path}: unknown section [{section}]")
+                raise ConfigError(f"{path}: {_unknown_section(section, table)}")
             for key, value in table.items():
                 if key not in allowed:
-                    raise ConfigError(f"{path}: unknown key {key!r} in [{section}]")
+                    raise ConfigError(f"{path}: {_unknown_key(section, key)}")
                 values[key] = value
         _check_values(values, path)
         for key in ("state", "out", "dump", "password_file", "stage"):

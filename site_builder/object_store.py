@@ -46,6 +46,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bridgeshape_mirror.serving.file_types import media_type
+from bridgeshape_mirror.store.lock import HUNG_AFTER
 
 from .publish import PublishError
 
@@ -63,7 +64,7 @@ INDEX_DOCUMENTS = (
 )
 LOCK_KEY = ".bridgeshape-mirror.lock"
 #: A lock this old was left by a run that died: a run takes at most its deadline and build.
-LOCK_STALE = 3600.0
+LOCK_STALE = HUNG_AFTER.total_seconds()
 #: How much later than the store received it a lock may say it was taken: S3 refuses a
 #: request signed more than 15 minutes off its own clock, so no run it let write the lock
 #: dates it later than that (docs/DECISIONS.md).

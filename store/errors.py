@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 
 class StoreError(Exception):
     """Base: the state file could not be used; what it held is as it was before the run."""
@@ -12,7 +14,19 @@ class StateError(StoreError):
 
 
 class LockHeld(StoreError):
-    """Another run holds the lock on this state store."""
+    """Another run holds the lock on this state store: its process, host and when it took
+    the lock, as the lock file says (None where it does not: a holder that has not written
+    it yet)."""
+
+    def __init__(self, message: str, pid: int | None = None, host: str | None = None, since: datetime | None = None):
+        self.pid = pid
+        self.host = host
+        self.since = since
+        super().__init__(message)
+
+    def held_for(self, now: datetime | None = None) -> timedelta | None:
+        """How long the holder has held the lock, or None when the file does not say."""
+        return None if self.since is None else (now or datetime.now(UTC)) - self.since
 
 
 class SuspiciousChange(StoreError):

@@ -45,6 +45,46 @@ def test_usage_error_from_argparse_and_from_the_configuration(tmp_path: Path) ->
     assert status("build", "--config", str(tmp_path / "missing.toml"), "--state", str(tmp_path / "s")) == ExitCode.USAGE
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[wki]\napi = 'http://w/api.php'\n", "unknown section [wki]; did you mean [wiki]?"),
+        ("[bulid]\ndeals = 3\n", "unknown section [bulid]; did you mean [build]?"),
+        ("[mirror]\n", "unknown section [mirror] (the sections are [wiki], [sync], [build], [serve])"),
+        ("[build]\ndd-budget = 30\n", "unknown key 'dd-budget' in [build]; did you mean 'dd_budget'?"),
+        ("[sync]\ninfo_check_hour = 1\n", "unknown key 'info_check_hour' in [sync]; did you mean 'info_check_hours'?"),
+        ("[serve]\nmaxage = 60\n", "unknown key 'maxage' in [serve]; did you mean 'max_age'?"),
+        ("[wiki]\npassword = 'x'\n", "unknown key 'password' in [wiki]; did you mean 'password_file'?"),
+        ("[build]\nstat = 'x'\n", "unknown key 'stat' in [build]; did you mean 'state' in [sync] or 'stage'?"),
+        ("[build]\nstate = 'x'\n", "'state' is not a key of [build]: it belongs in [sync]"),
+        ("deals = 3\n", "'deals' is outside every section: it belongs in [build]"),
+        ("dels = 3\n", "unknown key 'dels' outside every section; did you mean 'deals' in [build]?"),
+        ("[sync]\nfrobnicate = 1\n", "unknown key 'frobnicate' in [sync]\n"),
+        ("build = 3\n", "build = ... where [build] is a section (a table of keys)"),
+    ],
+)
+def test_an_unknown_configuration_name_is_a_usage_error_naming_the_close_ones(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, text: str, said: str
+) -> None:
+    config = tmp_path / "mirror.toml"
+    config.write_text(text, encoding="utf-8")
+    assert status("update", "--config", str(config), "--dump", "x.xml", "-q") == ExitCode.USAGE
+    assert f"{config}: {said}" in caplog.text + "\n"
+    assert not (tmp_path / "state").exists()
+
+
+def test_every_key_mistyped_by_a_letter_is_offered_back(tmp_path: Path) -> None:
+    from bridgeshape_mirror.config import _SECTIONS, ConfigError, load
+
+    config = tmp_path / "mirror.toml"
+    for section, keys in _SECTIONS.items():
+        for key in keys:
+            typo = key[:-1] + key[-1] * 2
+            config.write_text(f"[{section}]\n{typo} = 1\n", encoding="utf-8")
+            with pytest.raises(ConfigError, match=rf"unknown key '{typo}' in \[{section}\]; did you mean [^?]*'{key}'"):
+                load(str(config), {})
+
+
 def test_locked(synced: Path, tmp_path: Path) -> None:
     with RunLock(synced):
         assert status("build", "--state", str(synced), "--out", str(tmp_path / "out"), "-q") == ExitCode.LOCKED == 3

@@ -4,10 +4,14 @@ and its cause, and the run's figures. Through the real console script, stderr no
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bridgeshape_mirror.store.lock import lock_text
+from support.lock_holder import held_elsewhere
 from support.wiki_pages import EXPORT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,3 +62,28 @@ def test_failure_ends_with_one_failed_line_naming_status_and_cause(tmp_path: Pat
     done = run("build", "--state", state, "--out", str(blocker / "out"), "--deals", "1", "--no-dd")
     assert done.returncode == 6
     assert "build: FAILED (exit 6 build_error): build failed, the published mirror is unchanged: cannot publish" in last_line(done)
+
+
+def test_an_overlapping_run_mails_nothing_unless_the_lock_has_been_held_for_over_an_hour(tmp_path: Path) -> None:
+    export = tmp_path / "export.xml"
+    export.write_text(EXPORT, encoding="utf-8")
+    state, out = tmp_path / "state.sqlite", tmp_path / "out"
+    argv = ("update", "--dump", str(export), "--state", str(state), "--out", str(out), "--deals", "1", "--no-dd")
+    host = socket.gethostname()
+    with held_elsewhere(state) as holder:
+        quiet = run(*argv, "-q")
+        assert (quiet.returncode, quiet.stderr) == (3, "")
+        told = run(*argv)  # without -q, the overlap is said, at info level
+        assert told.returncode == 3
+        assert f"update: not run (exit 3 locked): another run holds {state}.lock (pid {holder.pid} on {host}, since " in last_line(told)
+        lock = Path(f"{state}.lock")
+        lock.write_text(lock_text(holder.pid, host, datetime.now(UTC) - timedelta(minutes=59)), encoding="utf-8")
+        assert (run(*argv, "-q").returncode, run(*argv, "-q").stderr) == (3, "")
+        taken = datetime.now(UTC) - timedelta(hours=2, minutes=5)
+        lock.write_text(lock_text(holder.pid, host, taken), encoding="utf-8")
+        hung = run(*argv, "-q")
+    assert hung.returncode == 3
+    (line,) = hung.stderr.splitlines()  # one line, for one mail
+    assert " WARNING update: not run (exit 3 locked) with WARNING: the lock has been held for 2.1 h" in line, line
+    assert f"(pid {holder.pid} on {host}, since {taken:%Y-%m-%d %H:%M:%S} UTC)" in line
+    assert not out.exists() and not state.exists()

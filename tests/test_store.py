@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import socket
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,9 +18,10 @@ from bridgeshape_mirror.exit_codes import ExitCode
 from bridgeshape_mirror.site_builder.publish import current_version
 from bridgeshape_mirror.store.errors import LockHeld, StateError
 from bridgeshape_mirror.store.history import History, PageHistory
-from bridgeshape_mirror.store.lock import RunLock
+from bridgeshape_mirror.store.lock import RunLock, read_holder
 from bridgeshape_mirror.store.model import WikiPage
 from bridgeshape_mirror.store.state import StateStore
+from support.lock_holder import held_elsewhere
 
 
 def page(page_id: int, revid: int = 1) -> WikiPage:
@@ -67,6 +70,31 @@ def test_second_lock_on_the_same_state_fails_at_once(tmp_path):
                 pass
     with RunLock(state):  # released
         pass
+
+
+def test_a_held_lock_names_its_holder_in_a_file_an_operator_can_read(tmp_path):
+    state = tmp_path / "s.sqlite"
+    before = datetime.now(UTC).replace(microsecond=0)
+    with held_elsewhere(state) as holder:
+        lines = Path(f"{state}.lock").read_text(encoding="utf-8").splitlines()
+        assert lines[:2] == [f"pid: {holder.pid}", f"host: {socket.gethostname()}"] and lines[2].startswith("since: 20")
+        with pytest.raises(LockHeld) as held:
+            with RunLock(state):
+                pass
+    found = held.value
+    assert (found.pid, found.host) == (holder.pid, socket.gethostname())
+    assert found.since is not None and before <= found.since <= datetime.now(UTC)
+    assert f"pid {holder.pid} on {socket.gethostname()}, since {found.since:%Y-%m-%d %H:%M:%S} UTC" in str(found)
+    assert timedelta(0) <= found.held_for() < timedelta(minutes=5)
+
+
+@pytest.mark.parametrize("text", ["", "4242\n", "pid: x\nhost:\nsince: yesterday\n", "\x00\xff garbage"])
+def test_a_lock_file_that_does_not_say_who_holds_it_gives_a_holder_of_unknowns(tmp_path, text):
+    lock = tmp_path / "s.sqlite.lock"
+    lock.write_text(text, encoding="utf-8")
+    found = read_holder(lock)
+    assert (found.pid, found.host, found.since, found.held_for()) == (None, None, None, None)
+    assert "pid ? on ?" in str(found)
 
 
 @contextmanager
