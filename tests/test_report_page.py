@@ -17,7 +17,9 @@ import pytest
 import responses
 
 from bridgeshape_mirror.commands.after_publish import after_publish
-from bridgeshape_mirror.config import Config
+from bridgeshape_mirror.cli import build_parser
+from bridgeshape_mirror.commands.update import update_config
+from bridgeshape_mirror.config import Config, ConfigError, load
 from bridgeshape_mirror.exit_codes import ExitCode
 from bridgeshape_mirror.site_builder.build import BuildReport
 from bridgeshape_mirror.site_builder.wiki_report import WikiReport
@@ -51,6 +53,17 @@ def test_the_text_around_the_markers_is_kept():
 def test_markers_that_do_not_pair_are_left_alone(page):
     with pytest.raises(MarkersBroken):
         spliced(page, "R")
+
+
+def test_the_report_page_is_a_key_of_wiki_and_a_flag_of_update(tmp_path):
+    config = tmp_path / "mirror.toml"
+    config.write_text('[wiki]\napi = "http://wiki.test/w/api.php"\nreport_page = "Progetto:Rapporto"\n', encoding="utf-8")
+    assert load(str(config), {}).report_page == "Progetto:Rapporto"
+    args = build_parser().parse_args(["update", "--config", str(config), "--report-page", "Altra pagina"])
+    assert update_config(args).report_page == "Altra pagina"
+    config.write_text('[wiki]\napi = "http://wiki.test/w/api.php"\nreport_page = " "\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="report_page is blank"):
+        load(str(config), {})
 
 
 # ------------------------------------------------------------------------- faults, by responses
