@@ -8,6 +8,7 @@
     category = "Convenzioni"                     # optional
     username = "Admin@mirror"                    # optional bot password login
     password_file = "/etc/bridgeshape-mirror/password"   # or env BSM_WIKI_PASSWORD
+    report_page = "Progetto:Convenzioni/Rapporto"   # optional: the report written onto this page (a bot edit)
 
     [sync]
     state = "state/bridgeshape.sqlite"
@@ -95,6 +96,8 @@ class Config:
     dump: str | None = None
     username: str | None = None
     password: str | None = None
+    #: The wiki page the validation report is written to after each publish (None: none).
+    report_page: str | None = None
     #: Where the state store and the mirror live is the CLI's to say: the library is always told.
     state: str = "state/bridgeshape.sqlite"
     out: str = "output"
@@ -137,7 +140,7 @@ class Config:
 
 
 _SECTIONS = {
-    "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file"},
+    "wiki": {"api", "dump", "contact", "template", "parameter", "category", "username", "password_file", "report_page"},
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
     "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget", "nginx_origin", "level"},
     "serve": {"max_age"},
@@ -243,6 +246,8 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
         raise ConfigError("a password is given without a user name: set username in [wiki] (a bot password's Name@app)")
     if config.category == "":
         config.category = None
+    if config.report_page is not None and not config.report_page.strip():
+        raise ConfigError("report_page is blank: name the wiki page the report is written to, or leave it out")
     from bridgeshape_mirror.sync.errors import BadSetting
     from bridgeshape_mirror.sync.settings import check_contact, check_names
 

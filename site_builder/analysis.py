@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from bridgeshape_mirror import dsl
+from bridgeshape_mirror.dsl import messages
+from bridgeshape_mirror.dsl.errors import DslError
 from bridgeshape_mirror.dsl.model import Scenario
 from bridgeshape_mirror.store.history import PageHistory
 from bridgeshape_mirror.store.model import WikiPage
@@ -62,3 +64,10 @@ def analyse(page: WikiPage, before: PageHistory | None) -> PageAnalysis:
     return PageAnalysis(
         page, Status.STALE, result, before.good_raw, before.good_revid, before.good_timestamp, good.scenarios, history
     )
+
+
+def local_errors(raw: str, lang: str) -> tuple[DslError, ...]:
+    """The errors of `raw` said in `lang`: parsed again, inside `messages.speaking` (the
+    parse is deterministic, so they are report.json's errors in the same order)."""
+    with messages.speaking(lang):
+        return dsl.parse(raw).errors

@@ -20,9 +20,8 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
-from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals.outcome import ScenarioDeals
-from bridgeshape_mirror.dsl import language, messages
+from bridgeshape_mirror.dsl import language
 from bridgeshape_mirror.dsl.errors import DslError
 from bridgeshape_mirror.serving.api_headers import ServeSettings
 from bridgeshape_mirror.dsl.language import N_
@@ -35,10 +34,11 @@ from bridgeshape_mirror.store.errors import StateError, SuspiciousChange
 from bridgeshape_mirror.store.history import BuiltStatus, History
 from bridgeshape_mirror.store.model import Problem, SiteInfo, now_timestamp
 from bridgeshape_mirror.store.refusal import Refusal, is_mass_removal, read_refusal, record_refusal
+from bridgeshape_mirror.store.report_events import ReportEvent, ReportEvents
 from bridgeshape_mirror.store.state import StateStore
 
 from . import dd_run, layout, page_files
-from .analysis import PageAnalysis, Status, analyse
+from .analysis import PageAnalysis, Status, analyse, local_errors
 from .describe import sentence
 from .documents import (
     dumps,
@@ -58,6 +58,8 @@ from .sampling import SampleJob, sample_job_isolated, sample_jobs, schedule
 from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
 from .title_aliases import TitleTarget, alias_files
 from .faults import Fault, Step, caught, log_faults
+from .feed import changes as report_changes, render_feed
+from .wiki_report import WikiReport, wiki_report
 from .wiki_links import WikiLinks
 from .workers import Workers
 
@@ -164,6 +166,8 @@ class BuildReport:
     dd_seconds: float = 0.0
     #: Scenarios and pages this run could not deal or render (a bug: `faults`), published without.
     faults: list[Fault] = field(default_factory=list)
+    #: The report as wikitext, for the wiki page it may be written to after the publish.
+    wiki_report: WikiReport | None = None
 
     def summary(self) -> str:
         faults = self._faults()
@@ -223,6 +227,11 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         history = History(store)
         before = history.all()
         analyses = [analyse(page, before.get(page.page_id)) for page in pages]
+        # The report's feed: the pages that broke or were fixed since the last build, shown
+        # with those remembered, and remembered once, after the publish.
+        report_events = ReportEvents(store)
+        new_events = report_changes(before, analyses)
+        feed_events = [*report_events.recent(), *new_events]
         if not settings.allow_removals:
             _check_removals(settings.out, analyses, state_path)
         with Workers(_workers()) as workers:
@@ -234,11 +243,12 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
             rendered = progress.stage("build: pages rendered", "page", len(analyses))
             files = render_files(
                 analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered,
-                store.redirects(), lang, dd, workers,
+                store.redirects(), lang, dd, workers, feed_events,
             )
         result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
+        report_events.record(new_events)
         dd_run.forget_unpublished(store, deals)
     if settings.bucket is not None:
         # After the local publish and the history: a failure here leaves both as they should
@@ -457,6 +467,7 @@ def render_files(
     lang: str = language.SOURCE,
     dd: dd_run.DDRun | None = None,
     workers: Workers | None = None,
+    feed_events: list[ReportEvent] | None = None,
 ) -> dict[PurePosixPath, bytes | Reused]:
     """Every file of the mirror. `report.status`, when set, is settled here (its build time)
     and published as api/status.json, and the front page and the report show it."""
@@ -531,6 +542,8 @@ def render_files(
                 files[path] = entry
     report_doc = report_document(analyses, deals, links, settings.rare, titles.refused)
     files[layout.REPORT_JSON] = dumps(report_doc)
+    files[layout.REPORT_FEED] = render_feed(feed_events or [], links, lang)
+    report.wiki_report = wiki_report(analyses, report_doc, links.site, TITLE_TEXT)
     for path, entry in html:
         files[path] = entry
         rendered(1)
@@ -589,13 +602,6 @@ def _broken_views(
             tuple((s.label, sentence(s, lang)) for s in a.scenarios),
         )
     return views
-
-
-def local_errors(raw: str, lang: str) -> tuple[DslError, ...]:
-    """The errors of `raw` said in `lang`: parsed again, inside `messages.speaking` (the
-    parse is deterministic, so they are report.json's errors in the same order)."""
-    with messages.speaking(lang):
-        return dsl.parse(raw).errors
 
 
 def _settle_status(

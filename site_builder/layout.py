@@ -15,6 +15,8 @@ LIST = PurePosixPath("api/list.json")
 LISTALL = PurePosixPath("api/listall.json")
 REPORT_JSON = PurePosixPath("report/report.json")
 REPORT_HTML = PurePosixPath("report/index.html")
+#: The report's feed (Atom 1.0): the pages that broke or were fixed, newest first.
+REPORT_FEED = PurePosixPath("report/feed.atom")
 INDEX_HTML = PurePosixPath("index.html")
 SCHEMA_DIR = PurePosixPath("api/schema")
 #: Freshness: version, source, last sync and build, page counts, the last refusal.

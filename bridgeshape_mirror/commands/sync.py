@@ -15,6 +15,7 @@ from .common import HelpWithDefaults, run_locked
 
 if TYPE_CHECKING:
     from bridgeshape_mirror.sync.report import SyncReport
+    from bridgeshape_mirror.sync.settings import ClientSettings
 
 
 def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +80,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def sync_with(config: Config) -> SyncReport:
     """The sync of `config` (the caller holds the lock). Raises the library's errors."""
     # Imported here: mwclient and requests are slow to import, and other commands never need them.
-    from bridgeshape_mirror.sync.settings import ClientSettings
     from bridgeshape_mirror.sync.runner import Source, run_sync
     from bridgeshape_mirror.sync.settings import SyncSettings
 
@@ -91,23 +91,25 @@ def sync_with(config: Config) -> SyncReport:
         allow_removals=bool(config.allow_removals),
         info_check_every=timedelta(hours=config.info_check_hours),
     )
-    if config.dump:
-        source = Source(dump=Path(config.dump))
-    else:
-        source = Source(
-            api=ClientSettings(
-                api_url=str(config.api),
-                contact=config.contact,
-                timeout=config.timeout,
-                max_retries=config.max_retries,
-                deadline=config.deadline,
-                username=config.username,
-                password=config.password,
-            )
-        )
+    source = Source(dump=Path(config.dump)) if config.dump else Source(api=client_settings(config))
     with Progress() as progress:
         counter = progress.stage("sync: pages read", "page") if progress else None
         return run_sync(source, config.state, settings, progress=counter)
+
+
+def client_settings(config: Config) -> ClientSettings:
+    """How the API client of `config`'s wiki talks to it (the sync's, and the report page's)."""
+    from bridgeshape_mirror.sync.settings import ClientSettings
+
+    return ClientSettings(
+        api_url=str(config.api),
+        contact=config.contact,
+        timeout=config.timeout,
+        max_retries=config.max_retries,
+        deadline=config.deadline,
+        username=config.username,
+        password=config.password,
+    )
 
 
 def run(args: argparse.Namespace) -> ExitCode:

@@ -2,7 +2,8 @@
 
 Broken DSL on the wiki is reported (in the report and the log), not a failure of the run:
 the exit status says whether the run itself worked. When the sync fails, the mirror is not
-rebuilt and stays as it was.
+rebuilt and stays as it was. After a publish, the report is written onto the wiki page the
+configuration names (`after_publish`).
 """
 
 from __future__ import annotations
@@ -10,19 +11,15 @@ from __future__ import annotations
 import argparse
 import logging
 
-from typing import TYPE_CHECKING
-
 from bridgeshape_mirror.store.errors import StoreError
 from bridgeshape_mirror.sync.errors import SyncError
 
 from ..config import Config
 from ..exit_codes import ExitCode
+from .after_publish import Published, after_publish
 from .build import add_build_arguments, build_overrides, build_with
 from .common import Failure, HelpWithDefaults, described, exit_code_for, run_locked
 from .sync import add_sync_arguments, sync_config, sync_with
-
-if TYPE_CHECKING:
-    from bridgeshape_mirror.site_builder.build import BuildReport
 
 log = logging.getLogger("bridgeshape_mirror")
 
@@ -36,14 +33,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_sync_arguments(parser)
     add_build_arguments(parser, standalone=False)
+    parser.add_argument(
+        "--report-page", metavar="TITLE",
+        help="after the publish, write the validation report onto this wiki page (a bot edit; needs a bot password login)",
+    )
     parser.set_defaults(handler=run)
 
 
 def update_config(args: argparse.Namespace) -> Config:
-    return sync_config(args, build_overrides(args))
+    return sync_config(args, {**build_overrides(args), "report_page": args.report_page})
 
 
-def sync_then_build(config: Config) -> BuildReport | Failure:
+def sync_then_build(config: Config) -> Published | Failure:
     """A failed sync ends the run before the build, with its own message: the mirror stays
     as it was. Errors of the lock, the configuration and the build reach run_locked."""
     try:
@@ -51,7 +52,7 @@ def sync_then_build(config: Config) -> BuildReport | Failure:
     except (SyncError, StoreError) as exc:
         return Failure(exit_code_for(exc), f"sync failed; state and mirror kept as they were: {described(exc)}")
     log.info(sync_report.summary())
-    return build_with(config)
+    return after_publish(config, build_with(config))
 
 
 def run(args: argparse.Namespace) -> ExitCode:

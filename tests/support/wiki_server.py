@@ -599,6 +599,12 @@ class WikiClient:
             "protect"
         ]
 
+    def add_groups(self, user: str, *groups: str, reason: str = "") -> dict:
+        """Add `user` to `groups` (``action=userrights``: its own token kind)."""
+        return self.post(
+            action="userrights", user=user, add="|".join(groups), reason=reason, token=self.token("userrights")
+        )["userrights"]
+
     def purge(self, *titles: str, forcelinkupdate: bool = True) -> dict:
         params: dict[str, Any] = {"action": "purge", "titles": "|".join(titles)}
         if forcelinkupdate:
