@@ -487,7 +487,8 @@ def test_cli_incremental_then_full_rebuilds_the_same_state(wiki, state, tmp_path
 
 
 def test_cli_exits_at_once_while_the_lock_is_held(wiki, state, tmp_path):
-    wiki.admin.edit("Stayman", PAGES["Stayman"] + "\nUna riga in più.")
+    sync(wiki, state)  # the edit below is then the one change (alone, this test starts from an empty store)
+    wiki.admin.edit("Stayman", wiki.admin.page_text("Stayman") + "\nUna riga in più.")
     before = stored(state), meta(state, "cursor")
     with RunLock(state):
         started = time.monotonic()
