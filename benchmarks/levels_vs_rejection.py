@@ -41,6 +41,8 @@ CASES = [
     ("3 x 3 product", "opener hcp:12-21 x:5+; opp1 hcp:8-16 H:0-3 x:5+", ["hcp:opener", "suit:opp1"]),
     # a strong two-suiter: its top band is rare among its own deals, the scenario among all
     ("rare bands", "opener hcp:20-25 shape:two_suiter; opp1 hcp:6+ x:5+", ["hcp:opener"]),
+    # a class of one in a few hundred of its scenario's deals: what rejection pays most for
+    ("a rare class", "opener hcp:20-25 shape:two_suiter; opp1 hcp:6+ x:5+", ["hcp:opener:20-22,23-24,25"]),
 ]
 SEATS = "nesw"
 
@@ -65,6 +67,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--case", action="append", help="only the cases of these names (default: every case)")
     args = parser.parse_args()
     dealer = shutil.which("dealer") or "/usr/games/dealer"
     cli = str(Path(sys.executable).parent / "bridgeshape-mirror")
@@ -72,6 +75,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "XDG_CACHE_HOME": home, "PYTHONPATH": str(ROOT)}
         for name, text, bys in CASES:
+            if args.case and name not in args.case:
+                continue
             scenario = dsl.parse_scenarios(text)[0]
             level = product(scenario, bys)
             classes = level.classes

@@ -32,10 +32,15 @@ from ..errors import TooRare
 from ..probability import Probability, wilson
 from ..rules.compiled import CompiledScenario, PartRules, compile_scenario
 from .hands import part_ok
+from . import proposers
 from .proposers import Choice, CoreProposer, Proposer, rarer_superset, worth_trying
 from .rng import Rng, make_rng
 
 BATCH = 16384
+#: The first batch of proposals, doubled at each batch up to `BATCH`: what is drawn never
+#: depends on the count asked, so the first k deals of a longer run are the deals of k
+#: (SEMANTICS 3: asking for more deals adds deals, it does not reshuffle them).
+FIRST_BATCH = 256
 MIN_ESTIMATE_DRAWS = 20_000
 MAX_EMPTY_DRAWS = 2_000_000
 PROVE_AFTER_DRAWS = 100_000
@@ -55,6 +60,11 @@ class ScenarioSampler:
         #: proposals drawn and accepted by the current proposer
         self.drawn = 0
         self.accepted = 0
+        #: proposals made by every proposer, and batches drawn: what the next batch's size and
+        #: the look for a superset go by
+        self.proposals = 0
+        self._batches = 0
+        self._looks = 0
 
     @property
     def compiled(self) -> CompiledScenario:
@@ -86,12 +96,16 @@ class ScenarioSampler:
         return None if isinstance(self.proposer, CoreProposer) else self.proposer
 
     def batches(self, count: int, rng: Rng) -> Iterator[np.ndarray]:
-        """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays."""
+        """`count` satisfying deals, uniformly and independently, as `(rows, 52)` arrays: the
+        first `count` of the stream of deals this sampler and `rng` give (what is drawn, and
+        by which proposer, depends on the proposals made so far, never on `count`)."""
         left = count
-        self.choose_proposer(left)
         while left > 0:
-            want = int(left / self.expected_rate() * 1.05) + 64
-            owner = self.propose(min(self.proposer.batch or BATCH, want), rng)
+            self._look_for_superset()
+            size = min(self.proposer.batch or BATCH, FIRST_BATCH << min(self._batches, 10))
+            self._batches += 1
+            owner = self.propose(size, rng)
+            self.proposals += owner.shape[0]
             self.drawn += owner.shape[0]
             if self.checked:  # the rows kept by `take` (a third of the time of a boolean index)
                 owner = owner.take(np.flatnonzero(self.accept(owner)), axis=0)
@@ -103,13 +117,27 @@ class ScenarioSampler:
                 left -= owner.shape[0]
                 yield owner
 
-    def choose_proposer(self, left: int) -> None:
-        """Let a rarer superset propose when `left` deals would pay for its tables (once)."""
+    def _look_for_superset(self) -> None:
+        """At each of `superset_looks()` proposals made, look for a rarer superset to propose
+        the deals, as if as many proposals again were to come."""
+        looks = superset_looks()
+        if self.supersets_tried or self._looks >= len(looks) or self.proposals < looks[self._looks]:
+            return
+        while self._looks < len(looks) and self.proposals >= looks[self._looks]:
+            self._looks += 1
+        rate = self.expected_rate()
+        self.choose_proposer(max(1, round(self.proposals * rate)), last=self._looks == len(looks))
+
+    def choose_proposer(self, left: int, last: bool = True) -> None:
+        """Let a rarer superset propose when `left` deals would pay for its tables; once one
+        does, or after the `last` look, none is looked for again."""
         rate = self.expected_rate()
         if self.supersets_tried or not worth_trying(left, rate, self.counts.hcp_only):
             return
-        self.supersets_tried = True
+        self.supersets_tried = last
         choice: Choice | None = rarer_superset(self.counts, left, rate, self.proposer.count)
+        if choice is not None:
+            self.supersets_tried = True
         if choice is not None:
             self.proposer, self.proposes_scenario = choice.proposer, choice.is_scenario
             self.drawn = self.accepted = 0  # the rate seen so far was the core's
@@ -209,6 +237,14 @@ class ScenarioSampler:
 
 
 _ESTIMATES: dict = {}  # (compiled scenario, draws) -> accepted draws
+
+
+def superset_looks() -> tuple[int, ...]:
+    """The proposals made at which a rarer superset is looked for while the core proposes:
+    the history says when a superset's tables would pay for themselves, not the count asked
+    (the thresholds `deals.drawing.proposers` weighs them by)."""
+    columns = proposers.COLUMN_DRAW_FROM
+    return (proposers.EXACT_DRAW_FROM, columns, 4 * columns, 16 * columns)
 
 
 def rules_rng(compiled: CompiledScenario) -> Rng:
