@@ -27,6 +27,11 @@
     nginx_origin = "http://127.0.0.1:9000/BUCKET/PREFIX"  # optional: with out = s3://..., where nginx reads it
     dd_budget = 120       # seconds of double-dummy analysis per run (0: none)
 
+    [follow]
+    listen = "udp://127.0.0.1:8095"   # where the wiki's $wgRCFeeds sends (optional: polling only)
+    poll = 60             # seconds between polls of recent changes (the safety net)
+    coalesce = 10         # seconds at least from one publish's start to the next one's
+
     [serve]
     max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
 """
@@ -66,6 +71,12 @@ def _build() -> type:
     from bridgeshape_mirror.site_builder.build import BuildSettings
 
     return BuildSettings
+
+
+def _follow() -> type:
+    from bridgeshape_mirror.sync.settings import FollowSettings
+
+    return FollowSettings
 
 
 def _serve() -> type:
@@ -120,6 +131,10 @@ class Config:
     #: With `out` an s3:// URL: the URL the nginx snippet reads the bucket from (None: the
     #: snippet reads a folder, the server's root).
     nginx_origin: str | None = _library(_build, "nginx_origin")
+    #: `follow`: the feed's address (None: polling only), the poll's period, the coalescing.
+    listen: str | None = _library(_follow, "listen")
+    poll: float = _library(_follow, "poll")
+    coalesce: float = _library(_follow, "coalesce")
 
     def local_out(self) -> str:
         """The folder the mirror is built and published in on this machine."""
@@ -138,6 +153,7 @@ _SECTIONS = {
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
     "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget", "nginx_origin"},
     "serve": {"max_age"},
+    "follow": {"listen", "poll", "coalesce"},
 }
 
 
@@ -242,6 +258,8 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
     "deadline": (0, False),
     "max_age": (0, True),
     "dd_budget": (0, True),
+    "poll": (0, False),
+    "coalesce": (0, True),
 }
 
 

@@ -44,8 +44,10 @@ def update_config(args: argparse.Namespace) -> Config:
 
 
 def sync_then_build(config: Config) -> BuildReport | Failure:
-    """A failed sync ends the run before the build, with its own message: the mirror stays
-    as it was. Errors of the lock, the configuration and the build reach run_locked."""
+    """One update, under the lock the caller holds: cron's run, and each publish of `follow`
+    (so whatever an update does after its publish, a follower's publish does too). A failed
+    sync ends the run before the build, with its own message: the mirror stays as it was.
+    Errors of the lock, the configuration and the build reach the caller (`common.locked`)."""
     try:
         sync_report = sync_with(config)
     except (SyncError, StoreError) as exc:
