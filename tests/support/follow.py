@@ -48,6 +48,7 @@ class Follow:
 
     def __init__(self, api_url: str, folder: Path, *extra: str, listen: str | None = None, poll: float = 60.0, state: Path | None = None):
         self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
         self.state = state or folder / "state.sqlite"
         self.out = folder / "output"
         self.log_path = folder / f"follow-{time.monotonic_ns()}.log"

@@ -1,0 +1,142 @@
+"""The follower's schedule on a simulated clock: when it publishes for the changes it hears,
+the polls, the coalescing of bursts, the syncs again for a change not yet visible, and a
+signal while idle. (The real thing, against MediaWiki: tests/test_follow_wiki.py.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from bridgeshape_mirror.commands import follow as follow_command
+from bridgeshape_mirror.commands.common import Failure
+from bridgeshape_mirror.config import Config
+from bridgeshape_mirror.exit_codes import ExitCode, Terminated
+from bridgeshape_mirror.sync.change_feed import Change
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Stop(Exception):
+    pass
+
+
+class FakeListener:
+    """Changes announced at given times; `wait` moves the clock to the next one or the timeout."""
+
+    def __init__(self, clock: Clock, changes: list[tuple[float, int]], until: float, signal: type[BaseException] = Stop):
+        self.clock = clock
+        self.changes = sorted(changes)
+        self.until = until
+        self.signal = signal
+        self.senders = frozenset({"127.0.0.1"})
+        self.waits: list[float] = []
+
+    def wait(self, timeout: float) -> bool:
+        self.waits.append(timeout)
+        target = self.clock.now + timeout
+        if self.changes and self.changes[0][0] <= target:
+            self.clock.now = max(self.clock.now, self.changes[0][0])
+            return True
+        if target >= self.until:
+            raise self.signal()
+        self.clock.now = target
+        return False
+
+    def receive(self) -> list[Change]:
+        heard = []
+        while self.changes and self.changes[0][0] <= self.clock.now:
+            _, rcid = self.changes.pop(0)
+            heard.append(Change(rcid=rcid, kind="edit", namespace=0, title="Splinter", revision=rcid))
+        return heard
+
+
+class Recording(follow_command.Follower):
+    """A follower whose publishes take `seconds` and see the changes up to `visible(now)`."""
+
+    def __init__(self, clock: Clock, listener: FakeListener, seconds: float = 0.4, visible=None, **config):
+        super().__init__(Config(api="http://127.0.0.1/api.php", **config), listener, clock=clock)
+        self.published: list[float] = []
+        self.seconds = seconds
+        self.visible = visible or (lambda now: 10**9)
+
+    def _refresh_senders(self) -> None:
+        pass
+
+    def _publish(self):
+        self.published.append(self.clock())
+        self.clock.now += self.seconds
+        return None, self.visible(self.clock())
+
+
+def run(follower: Recording) -> None:
+    with pytest.raises(Stop):
+        follower.run()
+
+
+def test_a_change_after_a_quiet_spell_is_published_at_once_and_the_poll_keeps_its_period():
+    clock = Clock()
+    follower = Recording(clock, FakeListener(clock, [(100.0, 1)], until=250.0), poll=60.0, coalesce=10.0)
+    run(follower)
+    # At start (what changed while stopped), the polls, and the change 0.25 s after it came.
+    assert follower.published[:3] == [0.0, pytest.approx(60.4), pytest.approx(100.25)]
+    assert follower.published[3] == pytest.approx(100.65 + 60.0)
+
+
+def test_five_saves_in_ten_seconds_are_at_most_two_publishes():
+    clock = Clock()
+    saves = [(100.0 + 2.5 * n, n + 1) for n in range(5)]  # 100 .. 110
+    follower = Recording(clock, FakeListener(clock, saves, until=150.0), poll=1000.0, coalesce=10.0)
+    run(follower)
+    burst = [t for t in follower.published if t >= 100.0]
+    assert burst == [pytest.approx(100.25), pytest.approx(110.25)]
+
+
+def test_without_coalescing_each_save_is_published():
+    clock = Clock()
+    saves = [(100.0 + 2.5 * n, n + 1) for n in range(5)]
+    follower = Recording(clock, FakeListener(clock, saves, until=150.0), poll=1000.0, coalesce=0.0)
+    run(follower)
+    assert len([t for t in follower.published if t >= 100.0]) == 5
+
+
+def test_a_change_not_yet_visible_is_synced_again_then_left_to_the_poll():
+    clock = Clock()
+    # Change 7 becomes visible to the API 1 s after it was announced.
+    follower = Recording(clock, FakeListener(clock, [(100.0, 7)], until=200.0), visible=lambda now: 7 if now >= 101.0 else 6,
+                         poll=1000.0, coalesce=10.0)
+    run(follower)
+    after = [t for t in follower.published if t >= 100.0]
+    assert after == [pytest.approx(100.25), pytest.approx(101.15)]  # once more, 0.5 s after the first ended
+
+    clock = Clock()
+    never = Recording(clock, FakeListener(clock, [(100.0, 7)], until=200.0), visible=lambda now: 6, poll=1000.0, coalesce=10.0)
+    run(never)
+    assert len([t for t in never.published if t >= 100.0]) == 1 + follow_command.RETRIES
+
+
+def test_a_failed_publish_is_not_retried_before_the_next_change_or_poll():
+    clock = Clock()
+    follower = Recording(clock, FakeListener(clock, [(100.0, 7)], until=200.0), visible=lambda now: 0, poll=1000.0, coalesce=10.0)
+    follower._publish = lambda: (follower.published.append(clock()), Failure(ExitCode.WIKI_ERROR, "down"), 0)[1:]
+    run(follower)
+    assert len([t for t in follower.published if t >= 100.0]) == 1
+
+
+def test_idle_waits_are_long_not_a_busy_loop():
+    clock = Clock()
+    listener = FakeListener(clock, [], until=600.0)
+    follower = Recording(clock, listener, poll=60.0, coalesce=10.0)
+    run(follower)
+    assert len(listener.waits) <= 11 and min(listener.waits) > 59
+
+
+@pytest.mark.parametrize("signal", [Terminated, KeyboardInterrupt])
+def test_a_signal_while_idle_ends_the_run_with_status_0(signal):
+    clock = Clock()
+    follower = Recording(clock, FakeListener(clock, [], until=30.0, signal=signal), poll=60.0, coalesce=10.0)
+    assert follower.run() == ExitCode.OK
