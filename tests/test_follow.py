@@ -4,6 +4,8 @@ signal while idle. (The real thing, against MediaWiki: tests/test_follow_wiki.py
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bridgeshape_mirror.commands import follow as follow_command
@@ -140,3 +142,34 @@ def test_a_signal_while_idle_ends_the_run_with_status_0(signal):
     clock = Clock()
     follower = Recording(clock, FakeListener(clock, [], until=30.0, signal=signal), poll=60.0, coalesce=10.0)
     assert follower.run() == ExitCode.OK
+
+
+def test_the_follow_section_of_the_configuration(tmp_path):
+    from bridgeshape_mirror.config import ConfigError, load
+
+    path = tmp_path / "mirror.toml"
+    path.write_text('[wiki]\napi = "http://127.0.0.1/api.php"\n[follow]\nlisten = "udp://127.0.0.1:8095"\npoll = 5\ncoalesce = 0\n')
+    config = load(str(path), {"poll": None})
+    assert (config.listen, config.poll, config.coalesce) == ("udp://127.0.0.1:8095", 5, 0)
+    assert (Config().listen, Config().poll, Config().coalesce) == (None, 60.0, 10.0)
+    for bad, why in (("poll = 0", "poll = 0 must be more than 0"), ("coalesce = -1", "coalesce = -1 must be 0 or more"),
+                     ('listen = 8095', "listen = 8095 is not a string"), ("wait = 3", "unknown key 'wait' in [follow]")):
+        path.write_text(f"[follow]\n{bad}\n")
+        with pytest.raises(ConfigError, match=re.escape(why)):
+            load(str(path), {})
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--dump", "export.xml"], "follow reads a live wiki: give --api URL, not --dump"),
+        (["--api", "http://127.0.0.1:9/api.php", "--listen", "127.0.0.1:8095"], "give udp://HOST:PORT"),
+        (["--api", "http://no-such-host.invalid/api.php", "--listen", "udp://127.0.0.1:0"], "cannot resolve the wiki's host"),
+    ],
+)
+def test_a_follower_that_cannot_start_says_why_with_status_2(argv, says, tmp_path, capsys):
+    from bridgeshape_mirror.cli import main
+
+    assert main(["follow", "--state", str(tmp_path / "state.sqlite"), "--out", str(tmp_path / "out"), *argv]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "follow: FAILED (exit 2 usage): follow not started: " in err and says in err

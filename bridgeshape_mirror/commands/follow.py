@@ -14,7 +14,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from typing import TYPE_CHECKING
 
@@ -206,13 +206,15 @@ class Follower:
         def work(config: Config) -> Report | Failure | ExitCode:
             self._busy = True
             try:
-                outcome = sync_then_build(config)
+                outcome = sync_then_build(config, sync_line=logging.DEBUG)
                 seen[0] = _synced_through(config.state)
                 return outcome
             finally:
                 self._busy = False
 
         outcome = locked(self.config, work, FAILURE, follower=True)
+        if not isinstance(outcome, Failure):  # --full and --allow-removals are for one run: the first publish's
+            self.config = replace(self.config, full=False, allow_removals=False)
         summary_line("follow", outcome, self.clock() - started, quiet_when_unchanged=True)
         return outcome, seen[0]
 
