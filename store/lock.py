@@ -48,8 +48,8 @@ class RunLock:
                 waits = self.wait_for_any or holder in (FOLLOWER, "")
                 if not waits or time.monotonic() >= deadline:
                     os.close(fd)
-                    by = f" (a {holder} run)" if holder else ""
-                    raise LockHeld(f"another run holds {self.path}{by}; this one does nothing") from None
+                    who = "another run" if holder in ("", "run") else f"another run ({holder})"
+                    raise LockHeld(f"{who} holds {self.path}; this one does nothing") from None
                 time.sleep(RETRY_EVERY)  # a signal ends the wait: its handler raises
             except BaseException:
                 os.close(fd)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -16,7 +19,7 @@ from bridgeshape_mirror.exit_codes import ExitCode
 from bridgeshape_mirror.site_builder.publish import current_version
 from bridgeshape_mirror.store.errors import LockHeld, StateError
 from bridgeshape_mirror.store.history import History, PageHistory
-from bridgeshape_mirror.store.lock import RunLock
+from bridgeshape_mirror.store.lock import FOLLOWER, RunLock
 from bridgeshape_mirror.store.model import WikiPage
 from bridgeshape_mirror.store.state import StateStore
 
@@ -67,6 +70,50 @@ def test_second_lock_on_the_same_state_fails_at_once(tmp_path):
                 pass
     with RunLock(state):  # released
         pass
+
+
+def _held_for(state: Path, seconds: float, **kind: object) -> threading.Thread:
+    """A lock on `state` taken now, in another thread, and released after `seconds`."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        with RunLock(state, **kind):
+            taken.set()
+            time.sleep(seconds)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    taken.wait(5)
+    return thread
+
+
+def test_a_run_waits_for_a_followers_turn_and_a_follower_for_any_run(tmp_path):
+    state = tmp_path / "s.sqlite"
+    holder = _held_for(state, 0.5, kind=FOLLOWER)
+    started = time.monotonic()
+    with RunLock(state, wait=10):
+        assert time.monotonic() - started >= 0.4
+    holder.join()
+    holder = _held_for(state, 0.5, kind="update")
+    with pytest.raises(LockHeld, match=r"another run \(update\) holds .*; this one does nothing"):
+        with RunLock(state, wait=10):  # two cron runs: the second does not wait
+            pass
+    started = time.monotonic()
+    with RunLock(state, kind=FOLLOWER, wait=math.inf, wait_for_any=True):
+        assert time.monotonic() - started >= 0.3
+        assert (tmp_path / "s.sqlite.lock").read_text().split()[1] == FOLLOWER
+    holder.join()
+
+
+def test_a_run_waits_for_a_follower_no_longer_than_asked(tmp_path):
+    state = tmp_path / "s.sqlite"
+    holder = _held_for(state, 1.5, kind=FOLLOWER)
+    started = time.monotonic()
+    with pytest.raises(LockHeld, match=r"another run \(follow\) holds"):
+        with RunLock(state, wait=0.3):
+            pass
+    assert time.monotonic() - started < 1.2
+    holder.join()
 
 
 @contextmanager

@@ -112,7 +112,7 @@ def run_locked(
     except expected_errors() as exc:
         outcome: Report | Failure | ExitCode = Failure(exit_code_for(exc), f"{failure}: {described(exc)}")
     else:
-        outcome = locked(config, work, failure)
+        outcome = locked(config, work, failure, kind=getattr(args, "command", None) or "run")
     return summary_line(getattr(args, "command", None) or "run", outcome, time.monotonic() - started)
 
 
@@ -121,16 +121,18 @@ def locked(
     work: Callable[[Config], Report | Failure | ExitCode],
     failure: str,
     *,
+    kind: str = "run",
     follower: bool = False,
 ) -> Report | Failure | ExitCode:
     """`work` under the state store's lock, an expected library error as its `Failure`. A
     run waits (up to its deadline) while a follower holds the lock for one publish; the
-    follower (`follow`, between its publishes) waits for any run, as long as it takes."""
+    follower (`follow`, between its publishes) waits for any run, as long as it takes. `kind`:
+    what the lock file names the holder (the command)."""
     from bridgeshape_mirror.store.lock import FOLLOWER, RunLock
 
     lock = (
         RunLock(config.state, kind=FOLLOWER, wait=math.inf, wait_for_any=True) if follower
-        else RunLock(config.state, wait=config.deadline)
+        else RunLock(config.state, kind=kind, wait=config.deadline)
     )
     try:
         with lock:
