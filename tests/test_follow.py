@@ -173,3 +173,38 @@ def test_a_follower_that_cannot_start_says_why_with_status_2(argv, says, tmp_pat
     assert main(["follow", "--state", str(tmp_path / "state.sqlite"), "--out", str(tmp_path / "out"), *argv]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert "follow: FAILED (exit 2 usage): follow not started: " in err and says in err
+
+
+def test_a_signal_in_a_publish_stops_the_run_as_any_stopped_run(monkeypatch, tmp_path):
+    """Not status 0: cli.main says the run was stopped, and the mirror is as a failed run leaves it."""
+    calls = []
+
+    def stopped(config, sync_line):
+        calls.append(config.state)
+        raise Terminated()
+
+    monkeypatch.setattr(follow_command, "sync_then_build", stopped)
+    clock = Clock()
+    config = Config(api="http://127.0.0.1/api.php", state=str(tmp_path / "state.sqlite"))
+    follower = follow_command.Follower(config, FakeListener(clock, [], until=100.0), clock=clock)
+    with pytest.raises(Terminated):
+        follower.run()
+    assert calls == [config.state]
+    from bridgeshape_mirror.store.lock import RunLock
+
+    with RunLock(config.state):  # released on the way out
+        pass
+
+
+def test_a_failed_publish_leaves_the_follower_running(monkeypatch, tmp_path):
+    from bridgeshape_mirror.sync.errors import WikiUnavailable
+
+    def down(config, sync_line):
+        raise WikiUnavailable("the wiki is down")
+
+    monkeypatch.setattr(follow_command, "sync_then_build", down)
+    clock = Clock()
+    config = Config(api="http://127.0.0.1/api.php", state=str(tmp_path / "state.sqlite"), poll=60.0)
+    listener = FakeListener(clock, [], until=200.0, signal=Terminated)
+    assert follow_command.Follower(config, listener, clock=clock).run() == ExitCode.OK
+    assert len(listener.waits) == 4  # a poll a minute, failed each time, and the signal while idle

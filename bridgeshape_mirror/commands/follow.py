@@ -163,6 +163,7 @@ class Follower:
         if wanted and not isinstance(outcome, Failure) and seen < wanted:
             if self._retries < RETRIES:
                 self._retries += 1
+                log.debug("follow: change %d not yet in recent changes (synced to %d); syncing again in %g s", wanted, seen, RETRY_AFTER)
                 self._note(wanted, self.clock() + RETRY_AFTER - SETTLE)
                 return
             log.info("follow: change %d not yet seen in recent changes; the next poll looks again", wanted)
@@ -204,13 +205,15 @@ class Follower:
         seen = [0]
 
         def work(config: Config) -> Report | Failure | ExitCode:
-            self._busy = True
+            self._busy = True  # left so by a signal (not an Exception): `run` tells the two stops apart
             try:
                 outcome = sync_then_build(config, sync_line=logging.DEBUG)
                 seen[0] = _synced_through(config.state)
-                return outcome
-            finally:
+            except Exception:
                 self._busy = False
+                raise
+            self._busy = False
+            return outcome
 
         outcome = locked(self.config, work, FAILURE, follower=True)
         if not isinstance(outcome, Failure):  # --full and --allow-removals are for one run: the first publish's
