@@ -91,6 +91,7 @@ def main() -> int:
         print("MediaWiki for the harness is not installed: run bash scripts/mediawiki/install-deps.sh", file=sys.stderr)
         return 1
     rng = random.Random(1)
+    load_before = os.getloadavg()
     port = free_udp_port()
     feed = f"udp://127.0.0.1:{port}"
     results = []
@@ -104,6 +105,7 @@ def main() -> int:
         # With the feed (default poll 60 s, coalesce 10 s).
         with Follow(wiki.api_url, Path(folder) / "feed", "-v", listen=feed) as follow:
             follow.wait_until_ready()
+            time.sleep(COALESCE + 0.5)  # the first publish's window
             # The next edit once the coalescing window of this one's publish (which began before
             # it was served) is over: each edit is then the first after a quiet spell.
             with_feed = latencies(wiki, follow, titles, args.edits, lambda served: served + COALESCE + 0.5, rng)
@@ -145,6 +147,8 @@ def main() -> int:
         results.append(verdict)
 
     print(f"follow latency benchmark: real MediaWiki (php -S, SQLite), {args.pages} convention pages, deals 2, no double dummy")
+    print(f"  load average (1, 5, 15 min) at start {' '.join(f'{v:.2f}' for v in load_before)}, "
+          f"at end {' '.join(f'{v:.2f}' for v in os.getloadavg())}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     row("with the feed", with_feed, {0.5: 1.5, 0.95: 3.0})
     row("feed off, polling every 5 s", polled, {0.95: 7.0})
     share = idle_cpu / idle_wall
