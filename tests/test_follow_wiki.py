@@ -122,7 +122,7 @@ def _send(payload: bytes, source: str) -> None:
         sender.sendto(payload, ("127.0.0.1", FEED_PORT))
 
 
-def _datagram(wiki, title: str) -> bytes:
+def _datagram(title: str) -> bytes:
     """A datagram as the wiki would send for a change it did not make."""
     return json.dumps({"id": 10**9, "type": "edit", "namespace": 0, "title": title, "revision": {"old": 1, "new": 10**9}}).encode()
 
@@ -131,7 +131,7 @@ def test_a_datagram_from_another_address_is_ignored(wiki, tmp_path):
     with Follow(wiki.api_url, tmp_path, "-v", listen=FEED, poll=NO_POLL) as follow:
         follow.wait_until_ready()
         cycles = follow.log().count(" follow: ok: ")
-        _send(_datagram(wiki, "Splinter"), source="127.0.0.2")
+        _send(_datagram("Splinter"), source="127.0.0.2")
         wait_for(lambda: "ignored a datagram from 127.0.0.2, not the wiki's address (127.0.0.1)" in follow.log(), timeout=5)
         time.sleep(1)
         assert follow.log().count(" follow: ok: ") == cycles  # no sync was made for it
