@@ -19,11 +19,11 @@ from typing import NoReturn
 # environment says otherwise. Before any command imports numpy; build workers inherit it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .exit_codes import ExitCode  # noqa: E402
+from .exit_codes import ExitCode, Terminated  # noqa: E402
 
 #: The commands, in the order the help lists them: each a module of `commands` with a
 #: `register(subparsers)`, imported only when its options are wanted (see `build_parser`).
-COMMANDS = ("validate", "deals", "export", "sync", "build", "update", "serve")
+COMMANDS = ("validate", "deals", "export", "sync", "build", "update", "follow", "serve")
 
 #: Exit statuses of a run stopped by a signal, as a shell reports a process killed by it
 #: (128 + the signal's number), but after the run has cleaned up and said so.
@@ -42,13 +42,6 @@ class _Version(argparse.Action):
 
         print(f"{parser.prog} {version()}")  # on standard output, as argparse's own action
         parser.exit()
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT: the run unwinds
-    (the worker pool is stopped, the lock released, a half-made version left for the next
-    build to clear) instead of dying where it stands. Not an Exception: nothing catches it
-    by accident."""
 
 
 def _terminated(signum: int, frame: object) -> None:

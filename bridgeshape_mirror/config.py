@@ -29,6 +29,11 @@
     dd_budget = 120       # seconds of double-dummy analysis per run (0: none)
     level = "hcp:opener"  # optional: every scenario's deals a levelled set by this measure (or two, space-separated)
 
+    [follow]
+    listen = "udp://127.0.0.1:8095"   # where the wiki's $wgRCFeeds sends (optional: polling only)
+    poll = 60             # seconds between polls of recent changes (the safety net)
+    coalesce = 10         # seconds at least from one publish's start to the next one's
+
     [serve]
     max_age = 300         # Cache-Control max-age of every answer (serve, and the nginx snippet the build writes)
 """
@@ -68,6 +73,12 @@ def _build() -> type:
     from bridgeshape_mirror.site_builder.build import BuildSettings
 
     return BuildSettings
+
+
+def _follow() -> type:
+    from bridgeshape_mirror.sync.settings import FollowSettings
+
+    return FollowSettings
 
 
 def _serve() -> type:
@@ -126,6 +137,10 @@ class Config:
     nginx_origin: str | None = _library(_build, "nginx_origin")
     #: The measures every scenario's deals are levelled by (`deals --level`'s BY), none: uniform.
     level: tuple[str, ...] = _library(_build, "level")
+    #: `follow`: the feed's address (None: polling only), the poll's period, the coalescing.
+    listen: str | None = _library(_follow, "listen")
+    poll: float = _library(_follow, "poll")
+    coalesce: float = _library(_follow, "coalesce")
 
     def local_out(self) -> str:
         """The folder the mirror is built and published in on this machine."""
@@ -144,6 +159,7 @@ _SECTIONS = {
     "sync": {"state", "timeout", "max_retries", "deadline", "info_check_hours", "allow_removals"},
     "build": {"out", "deals", "seed", "lang", "endpoint_url", "stage", "dd_budget", "nginx_origin", "level"},
     "serve": {"max_age"},
+    "follow": {"listen", "poll", "coalesce"},
 }
 
 
@@ -319,6 +335,8 @@ _MINIMUM: dict[str, tuple[float, bool]] = {
     "deadline": (0, False),
     "max_age": (0, True),
     "dd_budget": (0, True),
+    "poll": (0, False),
+    "coalesce": (0, True),
 }
 
 

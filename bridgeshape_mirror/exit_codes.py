@@ -22,3 +22,12 @@ class ExitCode(IntEnum):
     REFUSED = 7
     #: A bug: an exception nobody expected. The message asks for a report.
     INTERNAL = 70
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT (`cli.main` sets
+    the handler; a run stopped by it exits 143): the run unwinds (the worker pool is
+    stopped, the lock released, a half-made version left for the next build to clear)
+    instead of dying where it stands. Not an Exception: nothing catches it by accident.
+    Here, not in `cli`, so that a command catching it meets the same class when `cli` runs
+    as `__main__`."""

@@ -39,3 +39,8 @@ class DumpError(SyncError):
 
 class UnknownName(SyncError):
     """The template or category asked for does not exist on the wiki (a configuration error)."""
+
+
+class FeedError(SyncError):
+    """The change feed cannot be listened to as configured (a bad `--listen`, an address in
+    use, a wiki host that does not resolve): a configuration error."""

@@ -65,6 +65,20 @@ class SyncSettings:
         return {"source": source, "template": self.template, "parameter": self.parameter, "category": self.category}
 
 
+@dataclass(frozen=True)
+class FollowSettings:
+    """How `follow` waits (its feed is `change_feed`). The defaults here are the only ones:
+    the CLI's configuration and help read them."""
+
+    #: `udp://HOST:PORT` the wiki's `$wgRCFeeds` sends to; None: polling only.
+    listen: str | None = None
+    #: Seconds between the polls of `list=recentchanges`, the safety net of a lost datagram.
+    poll: float = 60.0
+    #: Seconds from one publish's start to the next one's at the soonest: the saves of a
+    #: burst after the first go out together at the end of it (docs/DECISIONS.md).
+    coalesce: float = 10.0
+
+
 def check_contact(contact: str) -> None:
     """`BadSetting` unless `contact` can go into the User-Agent header as it is."""
     if not set(contact) <= _HEADER_CHARACTERS:

@@ -50,7 +50,7 @@ def test_usage_error_from_argparse_and_from_the_configuration(tmp_path: Path) ->
     [
         ("[wki]\napi = 'http://w/api.php'\n", "unknown section [wki]; did you mean [wiki]?"),
         ("[bulid]\ndeals = 3\n", "unknown section [bulid]; did you mean [build]?"),
-        ("[mirror]\n", "unknown section [mirror] (the sections are [wiki], [sync], [build], [serve])"),
+        ("[mirror]\n", "unknown section [mirror] (the sections are [wiki], [sync], [build], [serve], [follow])"),
         ("[build]\ndd-budget = 30\n", "unknown key 'dd-budget' in [build]; did you mean 'dd_budget'?"),
         ("[sync]\ninfo_check_hour = 1\n", "unknown key 'info_check_hour' in [sync]; did you mean 'info_check_hours'?"),
         ("[serve]\nmaxage = 60\n", "unknown key 'maxage' in [serve]; did you mean 'max_age'?"),

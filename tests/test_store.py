@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import math
 import socket
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -18,7 +21,7 @@ from bridgeshape_mirror.exit_codes import ExitCode
 from bridgeshape_mirror.site_builder.publish import current_version
 from bridgeshape_mirror.store.errors import LockHeld, StateError
 from bridgeshape_mirror.store.history import History, PageHistory
-from bridgeshape_mirror.store.lock import RunLock, read_holder
+from bridgeshape_mirror.store.lock import FOLLOWER, RunLock, read_holder
 from bridgeshape_mirror.store.model import WikiPage
 from bridgeshape_mirror.store.state import StateStore
 from support.lock_holder import held_elsewhere
@@ -95,6 +98,50 @@ def test_a_lock_file_that_does_not_say_who_holds_it_gives_a_holder_of_unknowns(t
     found = read_holder(lock)
     assert (found.pid, found.host, found.since, found.held_for()) == (None, None, None, None)
     assert "pid ? on ?" in str(found)
+
+
+def _held_for(state: Path, seconds: float, **kind: object) -> threading.Thread:
+    """A lock on `state` taken now, in another thread, and released after `seconds`."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        with RunLock(state, **kind):
+            taken.set()
+            time.sleep(seconds)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    taken.wait(5)
+    return thread
+
+
+def test_a_run_waits_for_a_followers_turn_and_a_follower_for_any_run(tmp_path):
+    state = tmp_path / "s.sqlite"
+    holder = _held_for(state, 0.5, kind=FOLLOWER)
+    started = time.monotonic()
+    with RunLock(state, wait=10):
+        assert time.monotonic() - started >= 0.4
+    holder.join()
+    holder = _held_for(state, 0.5, kind="update")
+    with pytest.raises(LockHeld, match=r"another run \(update\) holds .*; this one does nothing"):
+        with RunLock(state, wait=10):  # two cron runs: the second does not wait
+            pass
+    started = time.monotonic()
+    with RunLock(state, kind=FOLLOWER, wait=math.inf, wait_for_any=True):
+        assert time.monotonic() - started >= 0.3
+        assert "command: follow" in (tmp_path / "s.sqlite.lock").read_text().splitlines()
+    holder.join()
+
+
+def test_a_run_waits_for_a_follower_no_longer_than_asked(tmp_path):
+    state = tmp_path / "s.sqlite"
+    holder = _held_for(state, 1.5, kind=FOLLOWER)
+    started = time.monotonic()
+    with pytest.raises(LockHeld, match=r"another run \(follow\) holds"):
+        with RunLock(state, wait=0.3):
+            pass
+    assert time.monotonic() - started < 1.2
+    holder.join()
 
 
 @contextmanager

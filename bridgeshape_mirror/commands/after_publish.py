@@ -35,6 +35,11 @@ class Published:
     build: BuildReport
     after: AfterPublish
 
+    @property
+    def changed(self) -> bool:
+        """Did the publish change the mirror (a follower's quiet poll did not)?"""
+        return self.build.changed
+
     def summary(self) -> str:
         return self.build.summary() + (f"; {self.after.done}" if self.after.done else "")
 

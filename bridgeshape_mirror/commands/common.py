@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -29,7 +30,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
     from bridgeshape_mirror.site_builder.object_store import BucketLocked
     from bridgeshape_mirror.site_builder.publish import PublishError
     from bridgeshape_mirror.store.errors import LockHeld, StateError, SuspiciousChange
-    from bridgeshape_mirror.sync.errors import BadSetting, BadSource, DumpError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
+    from bridgeshape_mirror.sync.errors import BadSetting, BadSource, DumpError, FeedError, UnknownName, WikiApiError, WikiGarbage, WikiUnavailable
 
     from bridgeshape_mirror.deals.errors import NotExpressible
     from bridgeshape_mirror.dsl.language import UnknownLanguage
@@ -40,7 +41,7 @@ def exit_codes() -> tuple[tuple[type[Exception] | tuple[type[Exception], ...], E
         ((LockHeld, BucketLocked), ExitCode.LOCKED),
         (SuspiciousChange, ExitCode.REFUSED),
         ((WikiUnavailable, WikiGarbage, WikiApiError), ExitCode.WIKI_ERROR),
-        ((ConfigError, BadSetting, BadSource, UnknownName, UnknownLanguage), ExitCode.USAGE),
+        ((ConfigError, BadSetting, BadSource, FeedError, UnknownName, UnknownLanguage), ExitCode.USAGE),
         ((DumpError, NotExpressible), ExitCode.INVALID),
         (StateError, ExitCode.STATE_ERROR),
         (PublishError, ExitCode.BUILD_ERROR),
@@ -93,6 +94,13 @@ class Failure:
     cause: str
 
 
+@dataclass(frozen=True)
+class Overlap:
+    """A run that found another one holding the state's lock (exit 3): what it found."""
+
+    held: Exception
+
+
 def run_locked(
     args: argparse.Namespace,
     configure: Callable[[argparse.Namespace], Config],
@@ -104,21 +112,45 @@ def run_locked(
     error gives its exit status, its cause after `failure` (what it means for the user);
     `work` may also end the run with a `Failure` or a status of its own. Anything else is a
     bug: cli.main reports it."""
-    from bridgeshape_mirror.store.lock import RunLock
-
     setup_logging(args.verbose - args.quiet)
     started = time.monotonic()
     try:
         config = configure(args)
-        with RunLock(config.state):
+    except expected_errors() as exc:
+        outcome: Report | Failure | Overlap | ExitCode = Failure(exit_code_for(exc), f"{failure}: {described(exc)}")
+    else:
+        outcome = locked(config, work, failure, kind=getattr(args, "command", None) or "run")
+    return summary_line(getattr(args, "command", None) or "run", outcome, time.monotonic() - started)
+
+
+def locked(
+    config: Config,
+    work: Callable[[Config], Report | Failure | ExitCode],
+    failure: str,
+    *,
+    kind: str = "run",
+    follower: bool = False,
+) -> Report | Failure | Overlap | ExitCode:
+    """`work` under the state store's lock, an expected library error as its `Failure`. A
+    run waits (up to its deadline) while a follower holds the lock for one publish; the
+    follower (`follow`, between its publishes) waits for any run, as long as it takes. `kind`:
+    what the lock file names the holder (the command)."""
+    from bridgeshape_mirror.store.lock import FOLLOWER, RunLock
+
+    lock = (
+        RunLock(config.state, kind=FOLLOWER, wait=math.inf, wait_for_any=True) if follower
+        else RunLock(config.state, kind=kind, wait=config.deadline)
+    )
+    try:
+        with lock:
             outcome = work(config)
     except expected_errors() as exc:
         if exit_code_for(exc) == ExitCode.LOCKED:
-            return _overlap(getattr(args, "command", None) or "run", exc)
+            return Overlap(exc)
         outcome = Failure(exit_code_for(exc), f"{failure}: {described(exc)}")
-    if isinstance(outcome, ExitCode):
-        outcome = Failure(outcome, "") if outcome != ExitCode.OK else outcome
-    return _summary_line(getattr(args, "command", None) or "run", outcome, time.monotonic() - started)
+    if isinstance(outcome, ExitCode) and outcome != ExitCode.OK:
+        outcome = Failure(outcome, "")
+    return outcome
 
 
 def _overlap(command: str, exc: Exception) -> ExitCode:
@@ -141,11 +173,16 @@ def _overlap(command: str, exc: Exception) -> ExitCode:
     return ExitCode.LOCKED
 
 
-def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: float) -> ExitCode:
+def summary_line(
+    command: str, outcome: Report | Failure | Overlap | ExitCode, seconds: float, *, quiet_when_unchanged: bool = False
+) -> ExitCode:
     """Log the line a cron mail is read from, and return the run's status. A success is
     logged at info level (so -q, as cron runs it, mails nothing), a failure as an error, and
     a success with a warning (a scenario that failed and was published without its deals)
-    as a warning: still exit 0, but -q prints it, so cron mails it."""
+    as a warning: still exit 0, but -q prints it, so cron mails it. With
+    `quiet_when_unchanged` (a follower's poll), a success that published nothing is a debug line."""
+    if isinstance(outcome, Overlap):
+        return _overlap(command, outcome.held)
     if isinstance(outcome, Failure):
         cause = f": {outcome.cause}" if outcome.cause else ""
         log.error("%s: FAILED (exit %d %s)%s", command, outcome.code, outcome.code.name.lower(), cause)
@@ -154,6 +191,8 @@ def _summary_line(command: str, outcome: Report | Failure | ExitCode, seconds: f
     warning = "" if isinstance(outcome, ExitCode) else outcome.warning()
     if warning:
         log.warning("%s: ok with WARNING: %s: %sin %.1f s", command, warning, detail, seconds)
+    elif quiet_when_unchanged and getattr(outcome, "changed", True) is False:
+        log.debug("%s: ok: %sin %.1f s", command, detail, seconds)
     else:
         log.info("%s: ok: %sin %.1f s", command, detail, seconds)
     return ExitCode.OK

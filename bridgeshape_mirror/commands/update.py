@@ -44,14 +44,17 @@ def update_config(args: argparse.Namespace) -> Config:
     return sync_config(args, {**build_overrides(args), "report_page": args.report_page})
 
 
-def sync_then_build(config: Config) -> Published | Failure:
-    """A failed sync ends the run before the build, with its own message: the mirror stays
-    as it was. Errors of the lock, the configuration and the build reach run_locked."""
+def sync_then_build(config: Config, sync_line: int = logging.INFO) -> Published | Failure:
+    """One update, under the lock the caller holds: cron's run, and each publish of `follow`
+    (so whatever an update does after its publish, a follower's publish does too). A failed
+    sync ends the run before the build, with its own message: the mirror stays as it was.
+    Errors of the lock, the configuration and the build reach the caller (`common.locked`).
+    `sync_line`: the level of the sync's summary line (a follower's publishes say one line)."""
     try:
         sync_report = sync_with(config)
     except (SyncError, StoreError) as exc:
         return Failure(exit_code_for(exc), f"sync failed; state and mirror kept as they were: {described(exc)}")
-    log.info(sync_report.summary())
+    log.log(sync_line, sync_report.summary())
     return after_publish(config, build_with(config))
 
 

@@ -2,9 +2,12 @@
 # Create, start, stop a throw-away MediaWiki (Debian's package, SQLite, PHP's
 # built-in web server on 127.0.0.1) for tests and for poking at by hand.
 #
-#   wiki.sh start  STATE_DIR [PORT] [--fresh]   create the wiki if STATE_DIR has none
+#   wiki.sh start  STATE_DIR [PORT] [--fresh] [--rc-feed udp://HOST:PORT]
+#                                               create the wiki if STATE_DIR has none
 #                                               (--fresh: wipe and recreate), start
-#                                               `php -S`, wait for api.php, print base URL
+#                                               `php -S`, wait for api.php, print base URL;
+#                                               --rc-feed: send recent changes there
+#                                               ($wgRCFeeds, JSON over UDP)
 #   wiki.sh stop   STATE_DIR                    stop the server of STATE_DIR
 #   wiki.sh status STATE_DIR                    print base URL and exit 0 if it answers
 #   wiki.sh create STATE_DIR [PORT] [--fresh]   only create (install.php + bot password)
@@ -20,7 +23,8 @@
 # Env: BSM_MEDIAWIKI_HOME (cache of install-deps.sh, default
 #      /var/cache/bridgeshape-mirror/mediawiki), BSM_WIKI_START_TIMEOUT (s, default 60),
 #      BSM_PHP_SERVER_WORKERS (PHP_CLI_SERVER_WORKERS for php -S, default 1),
-#      BSM_WIKI_PARENT_PID (serve: stop php -S when this pid is gone).
+#      BSM_WIKI_PARENT_PID (serve: stop php -S when this pid is gone),
+#      BSM_WIKI_RC_FEED (udp://HOST:PORT, as --rc-feed; the flag wins).
 # Credentials are fixed test values (this wiki only listens on 127.0.0.1).
 set -euo pipefail
 
@@ -63,7 +67,17 @@ saved_port() {
 
 # The settings we own; rewritten on every start so the port can change.
 write_harness_settings() {
-    local st="$1" port="$2"
+    local st="$1" port="$2" feed="${BSM_WIKI_RC_FEED:-}" feed_php=""
+    if [ -n "$feed" ]; then
+        [[ "$feed" =~ ^udp://(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):[0-9]+$ ]] ||
+            die "rc feed $feed: give udp://HOST:PORT"
+        # MediaWiki's own engine and formatter: every recent change as one JSON datagram.
+        feed_php="\$wgRCFeeds['bridgeshape-mirror'] = [
+    'class' => 'UDPRCFeedEngine',
+    'formatter' => 'JSONRCFeedFormatter',
+    'uri' => '$feed',
+];"
+    fi
     cat > "$st/HarnessSettings.php" <<PHP
 <?php
 # Written by scripts/mediawiki/wiki.sh on each start: do not edit.
@@ -102,6 +116,7 @@ write_harness_settings() {
 # not matter.
 \$wgUseRCPatrol = false;
 \$wgUseNPPatrol = false;
+$feed_php
 if ( is_file( __DIR__ . '/ExtraSettings.php' ) ) {
     require __DIR__ . '/ExtraSettings.php';
 }
@@ -290,15 +305,20 @@ cmd_status() {
     return 3
 }
 
-usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [ $# -ge 2 ] || usage
 cmd="$1"; shift
 fresh=0
 args=()
+feed_next=0
 for a in "$@"; do
-    if [ "$a" = "--fresh" ] && [ "$cmd" != maint ]; then fresh=1; else args+=("$a"); fi
+    if [ "$feed_next" = 1 ]; then export BSM_WIKI_RC_FEED="$a"; feed_next=0
+    elif [ "$a" = "--rc-feed" ] && [ "$cmd" != maint ]; then feed_next=1
+    elif [ "$a" = "--fresh" ] && [ "$cmd" != maint ]; then fresh=1
+    else args+=("$a"); fi
 done
+[ "$feed_next" = 0 ] || die "--rc-feed needs udp://HOST:PORT"
 set -- "${args[@]}"
 case "$cmd" in
     start)  cmd_start "$1" "${2:-0}" "$fresh" ;;

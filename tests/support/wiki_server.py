@@ -156,12 +156,16 @@ class WikiServer:
         fresh: bool = True,
         start_timeout: float = 60.0,
         workers: int = 1,
+        rc_feed: str | None = None,
     ):
+        """``rc_feed``: ``udp://HOST:PORT`` the wiki sends every recent change to
+        (``$wgRCFeeds``, JSON over UDP; ``wiki.sh --rc-feed``)."""
         self._state_dir_arg = Path(state_dir) if state_dir is not None else None
         self._port_arg = port
         self.fresh = fresh
         self.start_timeout = start_timeout
         self.workers = workers
+        self.rc_feed = rc_feed
         self._proc: subprocess.Popen | None = None
         self._tmpdir: str | None = None
         self._admin: WikiClient | None = None
@@ -213,7 +217,7 @@ class WikiServer:
         create = ["bash", str(WIKI_SH), "create", str(self.state_dir)]
         if self.fresh:
             create.append("--fresh")
-        proc = subprocess.run(create, capture_output=True, text=True, check=False)
+        proc = subprocess.run(create, capture_output=True, text=True, check=False, env=self._env())
         if proc.returncode != 0:
             self._cleanup_tmp()
             raise WikiStartError(
@@ -237,7 +241,7 @@ class WikiServer:
 
     def _serve(self, port: int) -> None:
         assert self.state_dir is not None and self.log_path is not None
-        env = dict(os.environ)
+        env = self._env()
         env["BSM_PHP_SERVER_WORKERS"] = str(self.workers)
         # wiki.sh stops php -S by itself if this process dies without stop().
         env["BSM_WIKI_PARENT_PID"] = str(os.getpid())
@@ -296,6 +300,13 @@ class WikiServer:
         self.bot_user = env_file["BOT_USER"]
         self.bot_password = env_file["BOT_PASS"]
         self.bot_appid = env_file["BOT_APPID"]
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env.pop("BSM_WIKI_RC_FEED", None)
+        if self.rc_feed:
+            env["BSM_WIKI_RC_FEED"] = self.rc_feed
+        return env
 
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
