@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Debian packages the slow tests use: Chromium and its driver (browser tests), nginx (the
-# drop-in test), wrk (the serve benchmark), dealer and deal (the exported scripts run in them;
-# they install into /usr/games). Installs only what is missing; needs root.
+# Debian packages the slow tests use: Chromium and its driver (browser tests), nginx and its
+# njs module (the drop-in tests; njs answers POST), wrk (the serve benchmark), dealer and
+# deal (the exported scripts run in them; they install into /usr/games). Installs only what is missing; needs root.
 set -euo pipefail
-packages=(chromium chromium-driver fonts-dejavu-core nginx-light wrk dealer deal)
+packages=(chromium chromium-driver fonts-dejavu-core nginx-light libnginx-mod-http-js wrk dealer deal)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -23,6 +23,8 @@ from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 #: Paths that answer like the wiki's api.php (a wiki lives at /api.php or /w/api.php).
 API_PATHS = ("/api.php", "/w/api.php")
 JSON_TYPE = "application/json; charset=utf-8"
+#: The largest form body a POST may carry (api.php parameters, no uploads), in both servers.
+MAX_FORM_BODY = 1 << 20
 
 #: A raw parameter value that may be echoed in an error's info (JSON-safe, URL-safe).
 ECHO_SAFE_RE = r"^[A-Za-z0-9_.-]{1,64}$"

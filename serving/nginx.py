@@ -11,7 +11,7 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=bridgeshape&shapeaction=listall&format=json       api/listall.json
     GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
     OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
-    POST /api.php                                                          405, a `badmethod` error document
+    POST /api.php (form body)                                              as the GET, with njs (`render_post_snippet`); else 405 `badmethod`
     GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's file
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
@@ -25,6 +25,9 @@ supplies what a template cannot say plainly (nginx string literals, error docume
 nginx variables in them, the replacement cascades).
 
 Stock Debian nginx (`nginx-light` is enough: rewrite, SSI, proxy are core modules).
+POST needs one more module, njs (Debian's `libnginx-mod-http-js`): `render_post_snippet`'s
+location reads the form body and hands the parameters to the same lookups as a subrequest
+(`templates/bridgeshape-api-post.js.j2`); the main snippet answers GET without it.
 
 How a title finds its file (the choice, and why)
 -------------------------------------------------
@@ -227,10 +230,16 @@ def _title_decoding(characters: Iterable[str]) -> Iterator[tuple[str, str]]:
 def compile_template() -> None:
     """The snippet's template compiled now (the build does it while its workers deal)."""
     _template()
+    _template("nginx-post.conf.j2")
+    _template(POST_SCRIPT + ".j2")
+
+
+def _template(name: str = "nginx.conf.j2") -> jinja2.Template:
+    return _environment().get_template(name)
 
 
 @cache
-def _template() -> jinja2.Template:
+def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "templates"),
         autoescape=False,  # nginx configuration, not HTML: quote() does its escaping
@@ -240,7 +249,7 @@ def _template() -> jinja2.Template:
         keep_trailing_newline=True,
     )
     env.filters["quote"] = quote
-    return env.get_template("nginx.conf.j2")
+    return env
 
 
 def _name_pattern(name: str) -> str:
@@ -349,6 +358,43 @@ def _cors_refused_re() -> str:
     return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
 
 
+#: The POST snippet and its njs script, beside the main snippet (the build writes all three
+#: into the mirror's `nginx/`).
+MAIN_SNIPPET = "bridgeshape-api.conf"
+POST_SNIPPET = "bridgeshape-api-post.conf"
+POST_SCRIPT = "bridgeshape-api-post.js"
+#: Room for the lookups' answer to a POST (held in memory): past the largest list a wiki's
+#: mirror has (a `listall` of thousands of pages is a few MB).
+_POST_ANSWER_BYTES = "16m"
+
+
+def render_post_snippet(*, max_age: int = ServeSettings.max_age, script: str = POST_SCRIPT) -> str:
+    """The POST half of the drop-in (needs njs): a `location` to include beside
+    `render_snippet`'s, which answers a form body as the GET with the same parameters.
+    `script`: where nginx reads `post_script()` from (relative: its configuration folder)."""
+    return _template("nginx-post.conf.j2").render(
+        cache_control=_checked_cache_control(max_age),
+        main_snippet=MAIN_SNIPPET,
+        script=_plain_path(script),
+        max_body=f"{api_rules.MAX_FORM_BODY // 1024}k",
+        max_answer=_POST_ANSWER_BYTES,
+    )
+
+
+def post_script() -> bytes:
+    """The njs module `render_post_snippet` imports."""
+    text = _template(POST_SCRIPT + ".j2").render(
+        callback_unsafe=api_headers.CALLBACK_UNSAFE_RE.replace("/", "\\/"), jsonp_type=api_headers.JSONP_TYPE
+    )
+    return text.encode("utf-8")
+
+
+def _checked_cache_control(max_age: int) -> str:
+    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
+        raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
+    return api_headers.cache_control(max_age)
+
+
 def checked_origin(url: str) -> str:
     """An `origin` for `render_snippet` (trailing `/` dropped), or ValueError saying why not."""
     origin = _plain_path(url).rstrip("/")
@@ -399,8 +445,7 @@ def render_snippet(
         root = quote(origin)
     else:
         root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
-    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
-        raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
+    cache_control = _checked_cache_control(max_age)
     if validate_upstream is not None:
         validate_upstream = _plain_path(validate_upstream).rstrip("/")
         if not validate_upstream.startswith(("http://", "https://")) or any(c in validate_upstream for c in " ;'\"{}"):
@@ -416,7 +461,9 @@ def render_snippet(
         validate_upstream=validate_upstream,
         rules=api_rules,
         headers=api_headers,
-        cache_control=api_headers.cache_control(max_age),
+        cache_control=cache_control,
+        post_snippet=POST_SNIPPET,
+        post_script=POST_SCRIPT,
         cors_refused_re=_cors_refused_re(),
         namespace_rules=namespace_rules,
         namespace_notes=namespace_notes,

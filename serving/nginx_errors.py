@@ -53,6 +53,15 @@ class ErrorFile:
             raise AssertionError(f"{self.name}: the error text cannot take an echoed value")
         return text.replace(_PLACEHOLDER, f'<!--# echo var="{ECHOED}" encoding="none" -->').encode("utf-8")
 
+    def returned_text(self) -> str:
+        """The same document with the value as an nginx variable, for `return`: what a POST
+        gets, whose answer is held in memory, where a template's file length would cap the
+        echoed value."""
+        text = json_bytes(self.error.document(_PLACEHOLDER)).decode("utf-8")
+        if "$" in text:
+            raise AssertionError(f"{self.name}: a '$' in the error text")
+        return text.replace(_PLACEHOLDER, "${" + ECHOED + "}")
+
 
 MISSING_ACTION = ErrorFile("missingparam-action", rules.MISSING_ACTION)
 BAD_ACTION = ErrorFile("badvalue-action", rules.BAD_ACTION)
@@ -69,6 +78,9 @@ MISSING_TITLE = ErrorFile("missingtitle", rules.MISSING_TITLE)
 INVALID_TITLE = ErrorFile("invalidtitle", rules.INVALID_TITLE)
 INVALID_TITLE_ECHO = ErrorFile("invalidtitle", rules.INVALID_TITLE, "bridgeshape_raw")
 VALIDATE_NEEDS_SERVICE = ErrorFile("moduledisabled-validate", rules.VALIDATE_NEEDS_SERVICE)
+
+#: The templates (the errors that echo a value).
+ECHO_FILES = tuple(error for error in (BAD_ACTION_ECHO, BAD_SHAPEACTION_ECHO, BAD_PAGEID_ECHO, NO_SUCH_PAGEID, INVALID_TITLE_ECHO))
 
 ERROR_FILES = (
     MISSING_ACTION, BAD_ACTION, BAD_ACTION_ECHO, MISSING_SHAPEACTION, BAD_SHAPEACTION, BAD_SHAPEACTION_ECHO,

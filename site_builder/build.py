@@ -27,7 +27,7 @@ from bridgeshape_mirror.dsl.errors import DslError
 from bridgeshape_mirror.serving.api_headers import ServeSettings
 from bridgeshape_mirror.dsl.language import N_
 from bridgeshape_mirror.dsl.model import Scenario
-from bridgeshape_mirror.serving.nginx import compile_template, render_snippet
+from bridgeshape_mirror.serving.nginx import compile_template, post_script, render_post_snippet, render_snippet
 from bridgeshape_mirror.serving.nginx_errors import error_files as nginx_error_files
 from bridgeshape_mirror.serving.siteinfo import siteinfo_document
 from bridgeshape_mirror.serving.title_lookup import namespace_spellings
@@ -525,6 +525,9 @@ def render_files(
     files[layout.NGINX_SNIPPET] = render_snippet(
         max_age=settings.max_age, namespaces=namespaces, title_characters=characters, origin=settings.nginx_origin
     ).encode("utf-8")
+    # POST, for an nginx with njs: a snippet of its own, so that the main one needs no module.
+    files[layout.NGINX_POST_SNIPPET] = render_post_snippet(max_age=settings.max_age).encode("utf-8")
+    files[layout.NGINX_POST_SCRIPT] = post_script()
     # Its error answers, as files: nginx gives a file ETag, Last-Modified and 304.
     files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files().items())
     templates = resources.files(__package__).joinpath("templates")

@@ -25,6 +25,7 @@ from bridgeshape_mirror.serving.http_server import make_server
 from bridgeshape_mirror.serving.title_lookup import namespace_spellings
 from bridgeshape_mirror.store.model import SiteInfo
 from support.nginx import Nginx, start_nginx, stop_nginx
+from support.serve import running as serve_running
 
 pytestmark = pytest.mark.slow
 
@@ -262,6 +263,62 @@ def test_post_is_a_mediawiki_error_with_405(server: Nginx) -> None:
     assert answer.json()["error"]["code"] == "badmethod" == answer.headers["MediaWiki-API-Error"]
 
 
+# --- POST with njs (issue 32) ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def post_server(tmp_path_factory: pytest.TempPathFactory, mirror: Path) -> Iterator[Nginx]:
+    prefix = tmp_path_factory.mktemp("nginx-post-prefix")
+    snippet = dropin.render_snippet(mirror, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS)
+    running = start_nginx(prefix, mirror, snippet, post=True)
+    try:
+        yield running
+    finally:
+        stop_nginx(running.process)
+
+
+@pytest.fixture(scope="module")
+def serve_url(mirror: Path) -> Iterator[str]:
+    with serve_running(mirror) as live:
+        yield live.url
+
+
+def test_post_is_answered_as_serve_answers_it(post_server: Nginx, serve_url: str) -> None:
+    """Every request of the matrix as a form body: the body, status, type and error header
+    `serve` gives, as a GET gets them (JSONP too, and what only an SSI include finds by GET)."""
+    assert mf.post_differences(serve_url, post_server.url) == []
+    assert [line for line in post_server.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
+
+
+def test_post_answers_equal_get_answers(post_server: Nginx) -> None:
+    for case in mf.api_cases():
+        wanted = mf.fetch(post_server.url, case.path + "?" + case.query)
+        answer = mf.post(post_server.url, case.path, case.query)
+        assert (answer.status, answer.body) == (wanted.status, wanted.body), case.name
+        assert answer.headers.get("mediawiki-api-error") == wanted.headers.get("mediawiki-api-error"), case.name
+
+
+def test_mwclient_api_and_post_through_nginx(post_server: Nginx, mirror: Path) -> None:
+    """mwclient's default: site.api() and site.post() send a form body."""
+    import mwclient
+
+    site = mwclient.Site(post_server.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+    splinter = json.loads((mirror / "api/get/title/Splinter.json").read_bytes())
+    assert site.api("bridgeshape", shapeaction="get", title="splinter") == splinter
+    assert site.post("bridgeshape", shapeaction="get", title="Splinter") == splinter
+    assert site.api("bridgeshape", shapeaction="get", title="Perché?") == json.loads((mirror / "api/get/title/Perché?.json").read_bytes())
+    assert site.api("bridgeshape", shapeaction="list") == json.loads((mirror / "api/list.json").read_bytes())
+    with pytest.raises(mwclient.errors.APIError) as refused:
+        site.api("bridgeshape", shapeaction="get", title="Non esiste")
+    assert refused.value.code == "missingtitle"
+
+
+def test_post_without_the_module_is_refused_as_before(server: Nginx) -> None:
+    """The main snippet alone (no njs): a POST gets the `badmethod` document."""
+    answer = mf.post(server.url, "/api.php", "action=bridgeshape&shapeaction=list")
+    assert answer.status == 405 and answer.json()["error"]["code"] == "badmethod"
+
+
 def test_mwclient_connects_and_gets(server: Nginx, mirror: Path) -> None:
     import mwclient
 
@@ -287,11 +344,11 @@ def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
 # --- in front of a bucket (issue 17) ----------------------------------------------------------
 
 
-def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, s3_server: str, s3) -> None:
+def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, server: Nginx, serve_url: str, s3_server: str, s3) -> None:
     """The mirror published to a bucket (moto's S3 server) as `--out s3://` publishes it, and
     nginx in front of it with the snippet's `origin`: every api.php URL of the matrix (get
     by title and page id, missing titles and ids, list, listall, siteinfo, the errors) and
-    validate's refusal answer as the folder drop-in does."""
+    validate's refusal answer as the folder drop-in does; and POST, with njs."""
     from bridgeshape_mirror.site_builder.object_store import BucketTarget, publish_folder
 
     client, bucket = s3
@@ -302,7 +359,7 @@ def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, ser
     publish_folder(mirror, manifest, BucketTarget.parse(f"s3://{bucket}/site", s3_server), tmp_path / "record.json")
     (tmp_path / "root").mkdir()  # the server's own root: nothing of the mirror in it
     snippet = dropin.render_snippet(origin=f"{s3_server}/{bucket}/site", namespaces=mf.NAMESPACES)
-    running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet)
+    running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet, post=True)
     try:
         cases = [*mf.api_cases(), mf.Case("validate", "action=bridgeshape&shapeaction=validate&dsl=opener+H%3A5%2B", None)]
         problems = []
@@ -322,6 +379,8 @@ def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, ser
         listed = mf.fetch(running.url, "/api.php?action=bridgeshape&shapeaction=list")
         again = mf.fetch(running.url, "/api.php?action=bridgeshape&shapeaction=list", headers={"If-None-Match": listed.headers["etag"]})
         assert again.status == 304
+        # POST (with njs) as `serve` answers it, as from a folder.
+        assert mf.post_differences(serve_url, running.url) == []
         assert [line for line in running.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
     finally:
         stop_nginx(running.process)

@@ -43,6 +43,14 @@ def test_snippet_is_the_golden_one(golden: str, mirror: str, options: dict[str, 
     assert render_snippet(mirror, **options) == (GOLDEN / golden).read_text(encoding="utf-8")
 
 
+def test_post_snippet_is_the_golden_one() -> None:
+    """The POST half (njs): the script it names, the body size `serve` reads too."""
+    from bridgeshape_mirror.serving.nginx import render_post_snippet
+
+    assert render_post_snippet() == (GOLDEN / "post.conf").read_text(encoding="utf-8")
+    assert "js_import bridgeshape_post from '/etc/nginx/x.js';" in render_post_snippet(script="/etc/nginx/x.js")
+
+
 def test_only_the_mirror_path_varies() -> None:
     """Quoting of an awkward path: `'` and `\\` escaped, a trailing `/` dropped."""
     plain = render_snippet("/srv/bridgeshape/output")

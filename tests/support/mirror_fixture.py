@@ -363,6 +363,42 @@ def fetch(base_url: str, target: str, timeout: float = 10.0, headers: dict[str, 
         connection.close()
 
 
+def post(base_url: str, target: str, body: str, timeout: float = 10.0) -> Answer:
+    """POST `body` (already encoded) as a form to `target`, byte for byte."""
+    parts = urlsplit(base_url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        connection.request("POST", target, body=body.encode("ascii"), headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    finally:
+        connection.close()
+
+
+#: What a POST's answer must share with `serve`'s (validators apart: POST is not cached).
+POST_HEADERS = ("content-type", "mediawiki-api-error", "access-control-allow-origin", "cache-control")
+
+
+def post_differences(reference_url: str, url: str, cases: list[Case] | None = None) -> list[str]:
+    """Every case POSTed to both servers (all in the body, and split between the query string
+    and the body, with and without a JSONP callback): what `url` answers otherwise."""
+    problems = []
+    for case in cases if cases is not None else api_cases():
+        head, _, tail = case.query.partition("&")
+        for name, target, body in (
+            ("body", case.path, case.query),
+            ("split", case.path + "?" + head, tail),
+            ("jsonp", case.path, case.query + "&callback=cb&origin=*"),
+        ):
+            wanted, answer = post(reference_url, target, body), post(url, target, body)
+            if (answer.status, answer.body) != (wanted.status, wanted.body):
+                problems.append(f"{case.name} ({name}): {answer.status} {answer.body[:150]!r}, not {wanted.status} {wanted.body[:150]!r}")
+            for header in POST_HEADERS:
+                if answer.headers.get(header) != wanted.headers.get(header):
+                    problems.append(f"{case.name} ({name}): {header} {answer.headers.get(header)!r}, not {wanted.headers.get(header)!r}")
+    return problems
+
+
 def check_case(base_url: str, mirror: Path, case: Case) -> list[str]:
     """The problems of one case against a running server (empty: all good)."""
     target = case.path + ("?" + case.query if case.query else "")
