@@ -172,10 +172,10 @@ def _json(document: object) -> str:
     return json_bytes(document).decode("utf-8")
 
 
-def _error_body(error: ApiError) -> str:
+def _error_body(error: ApiError, docref: str) -> str:
     """The JSON of `error` (no value in it), as an nginx string: for the one error answered
     by `return` (the others are files, `serving.nginx_errors`)."""
-    body = _json(error.document())
+    body = _json(error.document(docref=docref))
     if "$" in body:
         raise ValueError(f"a '$' in the error text of {error.code}")
     return quote(body)
@@ -415,6 +415,7 @@ def render_snippet(
     namespaces: Mapping[str, Sequence[str]] | None = None,
     title_characters: Iterable[str] = (),
     origin: str | None = None,
+    docref: str = nginx_errors.DEFAULT_DOCREF,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
@@ -437,7 +438,11 @@ def render_snippet(
     404 (a missing object) gives the same error answer as a missing file; titles are sent
     encoded (the bucket decodes them); JSONP is not offered. A host name needs a `resolver`
     in the server block (nginx resolves a proxy_pass with variables when it runs).
+    `docref`: the wiki's docref text (`api_format.docref`), which every error carries; the
+    error files (`nginx_errors.error_files`) must be written with the same.
     """
+    if "$" in docref or "\n" in docref:
+        raise ValueError(f"unusable docref for an nginx configuration: {docref!r}")
     if origin is not None:
         if mirror is not None:
             raise ValueError("a mirror folder or an origin URL, not both")
@@ -467,7 +472,8 @@ def render_snippet(
         cors_refused_re=_cors_refused_re(),
         namespace_rules=namespace_rules,
         namespace_notes=namespace_notes,
-        error_body=_error_body,
+        error_body=lambda error: _error_body(error, docref),
+        docref=docref,
         json=_json,
         title_spaces=_title_spaces(),
         ssi_escapes=_ssi_escapes(),

@@ -17,9 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bridgeshape_mirror.store.model import SiteInfo
+
 from . import api_rules as rules
+from .api_format import ASSERT_BOT, ASSERT_USER, BAD_ASSERT, docref
 from .api_rules import ApiError, json_bytes
 
+#: The docref of a wiki whose server is not known.
+DEFAULT_DOCREF = docref(SiteInfo())
 #: Where the build writes them, under the mirror (beside the snippet, `nginx/`).
 ERRORS_DIR = "nginx/errors"
 _PLACEHOLDER = "BRIDGESHAPE-VALUE-PLACEHOLDER"  # ECHO_SAFE, so document() echoes it
@@ -43,21 +48,21 @@ class ErrorFile:
         """`.json` for a document; `.ssi` for a template (not JSON until nginx fills it)."""
         return self.name + (".ssi" if self.variable else ".json")
 
-    def body(self) -> bytes:
+    def body(self, docref: str = DEFAULT_DOCREF) -> bytes:
         if self.variable is None:
-            return json_bytes(self.error.document())
+            return json_bytes(self.error.document(docref=docref))
         # The snippet echoes only values it has checked (ECHO_SAFE digits and letters), so
         # no encoding is needed, and none must change what `serve` prints.
-        text = json_bytes(self.error.document(_PLACEHOLDER)).decode("utf-8")
+        text = json_bytes(self.error.document(_PLACEHOLDER, docref)).decode("utf-8")
         if _PLACEHOLDER not in text or "<!--#" in text.replace(_PLACEHOLDER, ""):
             raise AssertionError(f"{self.name}: the error text cannot take an echoed value")
         return text.replace(_PLACEHOLDER, f'<!--# echo var="{ECHOED}" encoding="none" -->').encode("utf-8")
 
-    def returned_text(self) -> str:
+    def returned_text(self, docref: str = DEFAULT_DOCREF) -> str:
         """The same document with the value as an nginx variable, for `return`: what a POST
         gets, whose answer is held in memory, where a template's file length would cap the
         echoed value."""
-        text = json_bytes(self.error.document(_PLACEHOLDER)).decode("utf-8")
+        text = json_bytes(self.error.document(_PLACEHOLDER, docref)).decode("utf-8")
         if "$" in text:
             raise AssertionError(f"{self.name}: a '$' in the error text")
         return text.replace(_PLACEHOLDER, "${" + ECHOED + "}")
@@ -78,17 +83,23 @@ MISSING_TITLE = ErrorFile("missingtitle", rules.MISSING_TITLE)
 INVALID_TITLE = ErrorFile("invalidtitle", rules.INVALID_TITLE)
 INVALID_TITLE_ECHO = ErrorFile("invalidtitle", rules.INVALID_TITLE, "bridgeshape_raw")
 VALIDATE_NEEDS_SERVICE = ErrorFile("moduledisabled-validate", rules.VALIDATE_NEEDS_SERVICE)
+ASSERT_USER_FAILED = ErrorFile("assertuserfailed", ASSERT_USER)
+ASSERT_BOT_FAILED = ErrorFile("assertbotfailed", ASSERT_BOT)
+BAD_ASSERT_VALUE = ErrorFile("badvalue-assert", BAD_ASSERT)
+BAD_ASSERT_ECHO = ErrorFile("badvalue-assert", BAD_ASSERT, "bs_assert")
 
 #: The templates (the errors that echo a value).
-ECHO_FILES = tuple(error for error in (BAD_ACTION_ECHO, BAD_SHAPEACTION_ECHO, BAD_PAGEID_ECHO, NO_SUCH_PAGEID, INVALID_TITLE_ECHO))
+ECHO_FILES = (BAD_ACTION_ECHO, BAD_SHAPEACTION_ECHO, BAD_PAGEID_ECHO, NO_SUCH_PAGEID, INVALID_TITLE_ECHO, BAD_ASSERT_ECHO)
 
 ERROR_FILES = (
     MISSING_ACTION, BAD_ACTION, BAD_ACTION_ECHO, MISSING_SHAPEACTION, BAD_SHAPEACTION, BAD_SHAPEACTION_ECHO,
     MISSING_TITLE_OR_PAGEID, TITLE_AND_PAGEID, BAD_PAGEID, BAD_PAGEID_ECHO, NO_SUCH_PAGEID, MISSING_TITLE,
-    INVALID_TITLE, INVALID_TITLE_ECHO, VALIDATE_NEEDS_SERVICE,
+    INVALID_TITLE, INVALID_TITLE_ECHO, VALIDATE_NEEDS_SERVICE, ASSERT_USER_FAILED, ASSERT_BOT_FAILED, BAD_ASSERT_VALUE,
+    BAD_ASSERT_ECHO,
 )
 
 
-def error_files() -> dict[str, bytes]:
-    """File name (under `ERRORS_DIR`) -> bytes, for every error answer of the snippet."""
-    return {error.file_name: error.body() for error in ERROR_FILES}
+def error_files(docref: str = DEFAULT_DOCREF) -> dict[str, bytes]:
+    """File name (under `ERRORS_DIR`) -> bytes, for every error answer of the snippet;
+    `docref`: the wiki's (`api_format.docref`)."""
+    return {error.file_name: error.body(docref) for error in ERROR_FILES}

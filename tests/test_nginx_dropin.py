@@ -335,7 +335,7 @@ def test_jsonp_wraps_the_same_body(server: Nginx, mirror: Path) -> None:
         assert answer.content == b"/**/jQuery_1.x(" + (mirror / file).read_bytes() + b")", params
         assert answer.headers["Access-Control-Allow-Origin"] == "*"
     error = requests.get(server.url + "/api.php", params={"action": "bridgeshape", "callback": "cb"}, timeout=10)
-    assert error.content == b'/**/cb({"error":{"code":"missingparam","info":"The \\"shapeaction\\" parameter must be set."}})'
+    assert error.content == b"/**/cb(" + api_rules.json_bytes(mf.error("missingparam", 'The "shapeaction" parameter must be set.')) + b")"
     # A title with a raw `$` cannot go through the include: plain JSON, as without callback.
     raw = mf.fetch(server.url, "/api.php?action=bridgeshape&shapeaction=get&title=Prezzo_$5_%5C_barra&callback=cb")
     assert raw.json() == mf.page_document(mf.PAGES[7])
@@ -472,6 +472,8 @@ def _awkward_spellings_agree(serve_url: str, nginx_url: str) -> set[int]:
     for value in values:
         target = f"/api.php?action=bridgeshape&shapeaction=get&format=json&title={value}"
         wanted, answer = mf.fetch(serve_url, target), mf.fetch(nginx_url, target)
+        if mf.both_invalid_titles(wanted, answer):
+            continue  # serve echoes the decoded title, nginx cannot (docs/OPERATING.md)
         if (answer.status, answer.body) != (wanted.status, wanted.body):
             problems.append(f"{value}: nginx {answer.status} {answer.body[:150]!r}, serve {wanted.status} {wanted.body[:150]!r}")
         if "shapeconstraints" in wanted.json():
