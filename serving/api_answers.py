@@ -73,7 +73,8 @@ class Api:
         args = rules.php_args(query)
         site = self.site.get()
         output, bad_output, bad_value = api_format.read_output(args)
-        found = _error(bad_output, bad_value) if bad_output is not None else self._route(args, query)
+        refused = _error(bad_output, bad_value) if bad_output is not None else None
+        found = self._route(args, query, refused)
         if isinstance(found, _Failure):
             document = api_format.error_document(found.error, found.value, output, api_format.docref(site))
             response = Response(200, JSON_TYPE, api_format.dumps(document, output), (("MediaWiki-API-Error", found.error.code),))
@@ -86,15 +87,19 @@ class Api:
             response = replace(response, content_type=api_format.HTML_TYPE, body=api_format.jsonfm_page(response.body, site))
         return response
 
-    def _route(self, args: dict[str, str], query: str) -> Response | _Failure:
+    def _route(self, args: dict[str, str], query: str, bad_output: _Failure | None) -> Response | _Failure:
+        """The action's answer; `bad_output`: an error in the answer's form, which MediaWiki
+        gives once the action is known."""
         action = args.get("action", "")
         if action == "":
             return _error(rules.MISSING_ACTION)
         if action not in ("query", "bridgeshape"):
             return _error(rules.BAD_ACTION, action)
-        refused = api_format.assert_error(args)
-        if refused is not None:
-            return _error(*refused)
+        if bad_output is not None:
+            return bad_output
+        asserted = api_format.assert_error(args)
+        if asserted is not None:
+            return _error(*asserted)
         if action == "query" and rules.asks_siteinfo(args.get("meta", "")):
             return self._list(SITEINFO_FILE.removeprefix("api/"))
         if action != "bridgeshape":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import time
 from dataclasses import dataclass
 from urllib.parse import unquote_plus
@@ -188,7 +189,8 @@ def _member(name: str, value: object, output: Output) -> bytes:
     return json.dumps(name).encode() + b":" + dumps(value, output)
 
 
-_QUERY_HEAD = b'{"batchcomplete":"",'
+#: The query module's answer opens with `batchcomplete` (whatever the file's spacing).
+_QUERY_HEAD = re.compile(rb'^\s*\{\s*"batchcomplete"\s*:\s*""\s*,')
 
 
 def decorate(body: bytes, output: Output, warned: tuple[str, ...], now: float | None = None) -> bytes:
@@ -199,8 +201,9 @@ def decorate(body: bytes, output: Output, warned: tuple[str, ...], now: float | 
     echoes = [_member(name, value, output) for name, value in _echoes(output, now).items()]
     if not first and not echoes:
         return body
-    if body.startswith(_QUERY_HEAD):
-        head, rest = [*first, b'"batchcomplete":""', *echoes], body[len(_QUERY_HEAD):]
+    query = _QUERY_HEAD.match(body)
+    if query:
+        head, rest = [*first, b'"batchcomplete":""', *echoes], body[query.end():]
         return b"{" + b",".join(head) + b"," + rest
     stripped = body.lstrip()
     if not stripped.startswith(b"{"):
