@@ -109,6 +109,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -120,6 +121,7 @@ from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 from . import api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
+from .file_types import FILE_TYPES
 from .title_lookup import illegal_in_title
 
 #: Raw characters of a title value to re-encode before the SSI include, with the
@@ -358,6 +360,29 @@ def _cors_refused_re() -> str:
     return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
 
 
+@dataclass(frozen=True)
+class FileTypeRule:
+    """One line of the snippet's `types {}` for the mirror's files: a media type and its
+    suffixes (without the dot)."""
+
+    media_type: str
+    suffixes: tuple[str, ...]
+
+
+def _file_type_rules() -> tuple[list[FileTypeRule], list[str], str]:
+    """`file_types.FILE_TYPES` for nginx: the `types {}` lines, the text types (`charset_types`,
+    so that they get `charset=utf-8` as from `serve`), and a regex of every suffix."""
+    grouped: dict[str, list[str]] = {}
+    text: list[str] = []
+    for suffix, (kind, is_text) in FILE_TYPES.items():
+        grouped.setdefault(kind, []).append(suffix.removeprefix("."))
+        if is_text and kind not in text and kind != "text/html":  # nginx always counts text/html
+            text.append(kind)
+    rules = [FileTypeRule(kind, tuple(suffixes)) for kind, suffixes in grouped.items()]
+    suffix_re = "|".join(re.escape(suffix.removeprefix(".")) for suffix in FILE_TYPES)
+    return rules, text, suffix_re
+
+
 #: The POST snippet and its njs script, beside the main snippet (the build writes all three
 #: into the mirror's `nginx/`).
 MAIN_SNIPPET = "bridgeshape-api.conf"
@@ -459,7 +484,11 @@ def render_snippet(
         if not path.startswith("/") or any(c in path for c in " ;{}'\"$"):
             raise ValueError(f"bad api path {path!r}")
     namespace_rules, namespace_notes = _namespace_rules(namespaces or {}, for_url=origin is not None)
+    file_types, text_types, suffix_re = _file_type_rules()
     return _template().render(
+        file_types=file_types,
+        text_types=text_types,
+        file_suffix_re=suffix_re,
         root=root,
         origin=origin,
         api_paths=api_paths,

@@ -140,6 +140,32 @@ def test_static_files_fall_through(server: Nginx, mirror: Path) -> None:
     assert requests.get(server.url + "/__bridgeshape/title/Splinter.json", timeout=10).status_code == 404  # internal
 
 
+def test_the_mirror_files_have_the_media_types_serve_gives(tmp_path: Path, server: Nginx) -> None:
+    """One file of every suffix of `file_types.FILE_TYPES` (upper case too): nginx's
+    Content-Type is `serve`'s (and the bucket's), whatever the server's mime.types says
+    (`.pbn` is no type there; Debian's says `application/x-tcl` for `.tcl`)."""
+    from bridgeshape_mirror.serving.file_types import FILE_TYPES
+
+    mirror = mf.build_mirror(tmp_path / "mirror")
+    names = [f"sample{suffix}" for suffix in FILE_TYPES] + ["SAMPLE.PBN", "deals/42.pbn", "nginx/errors/missingtitle.ssi"]
+    for name in names:
+        (mirror / name).parent.mkdir(parents=True, exist_ok=True)
+        if not (mirror / name).exists():
+            (mirror / name).write_bytes(b"x\n")
+    running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror))
+    try:
+        with serve_running(mirror) as live:
+            problems = []
+            for name in names:
+                wanted, answer = mf.fetch(live.url, "/" + name), mf.fetch(running.url, "/" + name)
+                if (answer.status, answer.headers.get("content-type")) != (wanted.status, wanted.headers.get("content-type")):
+                    problems.append(f"{name}: nginx {answer.status} {answer.headers.get('content-type')}, serve {wanted.status} {wanted.headers.get('content-type')}")
+        assert problems == []
+        assert mf.fetch(running.url, "/deals/42.pbn").headers["content-type"] == "text/plain; charset=utf-8"
+    finally:
+        stop_nginx(running.process)
+
+
 def test_symlink_flip_is_seen_at_once(tmp_path: Path) -> None:
     """The build publishes by flipping a symlink: nginx must follow it on every request."""
     first = mf.build_mirror(tmp_path / "v1")
