@@ -186,7 +186,7 @@ def last_arg_re(name: str) -> str:
 
 
 #: The parameters the snippet reads (the title apart, in the `get` location).
-ROUTING_PARAMETERS = ("action", "shapeaction", "meta", "pageid", "origin", "callback", "assert")
+ROUTING_PARAMETERS = ("action", "shapeaction", "meta", "pageid", "origin", "callback", "assert", "errorformat", "formatversion")
 LAST_TITLE_RE = last_arg_re("title")
 #: The callback of a request to answer as JSONP: a name of the characters MediaWiki keeps
 #: that are safe raw (group 1).

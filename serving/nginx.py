@@ -118,7 +118,7 @@ import jinja2
 
 from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 
-from . import api_headers, api_rules, nginx_errors
+from . import api_format, api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
 from .file_types import FILE_TYPES
@@ -503,6 +503,7 @@ def render_snippet(
         namespace_notes=namespace_notes,
         error_body=lambda error: _error_body(error, docref),
         docref=docref,
+        error_formats=api_format.ERROR_FORMATS,
         json=_json,
         title_spaces=_title_spaces(),
         ssi_escapes=_ssi_escapes(),

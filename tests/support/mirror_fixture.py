@@ -318,6 +318,20 @@ def _api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         Case("assert unsafe", "action=bridgeshape&shapeaction=list&assert=%3Cx%3E",
              error("badvalue", 'Unrecognized value for parameter "assert".')),
         Case("assert after the action", "action=nope&assert=user", error("badvalue", 'Unrecognized value for parameter "action": nope.')),
+        # The error formats (errorformat, formatversion), each error's own file in nginx.
+        Case("errorformat plaintext", "action=bridgeshape&shapeaction=get&title=Non+esiste&errorformat=plaintext",
+             {"errors": [{"code": "missingtitle", "module": "bridgeshape", "*": "The page you specified doesn't exist."}], "*": DOCREF}),
+        Case("errorformat html, formatversion 2", "action=bridgeshape&shapeaction=get&pageid=abc&errorformat=html&formatversion=2",
+             {"errors": [{"code": "badinteger", "text": 'Invalid value "abc" for integer parameter "pageid".', "module": "bridgeshape"}],
+              "docref": DOCREF}),
+        Case("errorformat none", "action=bridgeshape&errorformat=none", {"errors": [{"code": "missingparam", "module": "bridgeshape"}], "*": DOCREF}),
+        Case("formatversion 2", "action=bridgeshape&shapeaction=get&pageid=999&formatversion=2",
+             {"error": {"code": "nosuchpageid", "info": "There is no page with ID 999.", "docref": DOCREF}}),
+        Case("bad errorformat", "action=bridgeshape&shapeaction=list&errorformat=fancy",
+             error("badvalue", 'Unrecognized value for parameter "errorformat": fancy.')),
+        Case("assert in the new format", "action=bridgeshape&shapeaction=list&assert=bot&errorformat=raw",
+             {"errors": [{"code": "assertbotfailed", "module": "main", "*": 'You do not have the "bot" right, so the action could not be completed.'}],
+              "*": DOCREF}),
         Case("no action", "format=json", error("missingparam", 'The "action" parameter must be set.')),
         Case("no query", "", error("missingparam", 'The "action" parameter must be set.')),
         Case("forbidden character", "action=bridgeshape&shapeaction=get&title=A%5BB&format=json", error("invalidtitle", "Bad title.")),
@@ -417,6 +431,15 @@ def post(base_url: str, target: str, body: str, timeout: float = 10.0) -> Answer
         return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
     finally:
         connection.close()
+
+
+def error_code(document: Any) -> str | None:
+    """The code of an error document in either format (None: no error)."""
+    if isinstance(document, dict) and "error" in document:
+        return document["error"]["code"]
+    if isinstance(document, dict) and "errors" in document:
+        return document["errors"][0]["code"]
+    return None
 
 
 def both_invalid_titles(*answers: Answer) -> bool:
