@@ -2,8 +2,9 @@
 list and listall from the mirror's files, byte for byte, and `validate` answered live with
 `dsl.validate_document(dsl.parse(dsl_value.strip(" \\t\\r\\n")))`.
 
-Errors are MediaWiki's (HTTP 200, `{"error": {"code", "info"}}`, a `MediaWiki-API-Error`
-header), from the catalogue in `api_rules` that the nginx drop-in is generated from too.
+Errors are MediaWiki's (HTTP 200, `{"error": {"code", "info", "*"}}` or the form the
+request asks, a `MediaWiki-API-Error` header), from the catalogue in `api_rules` that the
+nginx drop-in is generated from too; `api_format` puts every answer as MediaWiki does.
 """
 
 from __future__ import annotations

@@ -15,10 +15,11 @@ the wiki to the mirror by changing only the host:
     GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's file
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
-HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,
-with the very documents `bridgeshape-mirror serve` gives (the table and the regular
-expressions are `serving.api_rules`'). `validate` cannot be static: it answers
-`moduledisabled`, or is proxied to a running `serve` when `validate_upstream` is given.
+HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info",
+"*"}}` or the new format (`errorformat`, `formatversion`: a file per error and form), with
+the very documents `bridgeshape-mirror serve` gives (the table and the regular expressions
+are `serving.api_rules`', the forms `serving.api_format`'). `validate` cannot be static: it
+answers `moduledisabled`, or is proxied to a running `serve` when `validate_upstream` is given.
 
 The configuration itself is `templates/nginx.conf.j2`; this module checks the inputs and
 supplies what a template cannot say plainly (nginx string literals, error documents with
@@ -82,8 +83,9 @@ out of the rules, and a comment in the snippet says so.
 Parameters are read as PHP reads them (the last of repeated ones, exact names): one
 regular expression over `$args` each (`api_rules.last_arg_re`), not `$arg_NAME`.
 
-Known differences from a live MediaWiki (the README lists them): `siprop` is not read (the
-one siteinfo file answers); a namespace name's non-ASCII letters match only as
+Known differences from a live MediaWiki (docs/OPERATING.md lists them): `siprop` is not
+read (the one siteinfo file answers); no warnings, `requestid`, `curtimestamp` or HTML page
+(a file is served as it is); a namespace name's non-ASCII letters match only as
 the wiki spells them; at most 16 spaces beyond ASCII (no-break, ideographic...) are read as
 spaces, and bidi marks are not removed; a title found the SSI way (4. above) and JSONP
 answers have no validators.
