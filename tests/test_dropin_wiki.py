@@ -130,11 +130,17 @@ def test_serve_reads_titles_as_the_wiki_does(built) -> None:
 
 def test_nginx_reads_titles_as_the_wiki_does(built, tmp_path: Path) -> None:
     wiki, out = built
-    running = start_nginx(tmp_path / "prefix", out, (out / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
+    running = start_nginx(tmp_path / "prefix", out, (out / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"), post=True)
     try:
         assert check(running.url, wiki, out) == []
         site = mwclient.Site(running.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
         assert site.get("bridgeshape", shapeaction="get", title="écarté") == json.loads((out / "api/get/title/Ècarté.json").read_bytes())
+        # mwclient's default, a form-body POST (the POST snippet, with njs: the build's files).
+        from bridgeshape_mirror.serving import nginx as dropin
+
+        assert (out / "nginx" / dropin.POST_SNIPPET).read_text(encoding="utf-8") == dropin.render_post_snippet()
+        assert (out / "nginx" / dropin.POST_SCRIPT).read_bytes() == dropin.post_script()
+        assert site.api("bridgeshape", shapeaction="get", title="ßeta") == json.loads((out / "api/get/title/SSeta.json").read_bytes())
         params = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter (convenzione)", "format": "json"}
         assert requests.get(running.url + "/api.php", params=params, timeout=10).content == (out / "api/get/title/Splinter.json").read_bytes()
     finally:

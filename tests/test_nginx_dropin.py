@@ -405,8 +405,14 @@ def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, ser
         listed = mf.fetch(running.url, "/api.php?action=bridgeshape&shapeaction=list")
         again = mf.fetch(running.url, "/api.php?action=bridgeshape&shapeaction=list", headers={"If-None-Match": listed.headers["etag"]})
         assert again.status == 304
-        # POST (with njs) as `serve` answers it, as from a folder.
+        # POST (with njs) as `serve` answers it, as from a folder, and mwclient's default.
         assert mf.post_differences(serve_url, running.url) == []
+        import mwclient
+
+        site = mwclient.Site(running.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
+        splinter = json.loads((mirror / "api/get/title/Splinter.json").read_bytes())
+        assert site.api("bridgeshape", shapeaction="get", title="splinter") == splinter == site.post("bridgeshape", shapeaction="get", title="Splinter")
+        assert site.api("bridgeshape", shapeaction="get", title="Perché?") == json.loads((mirror / "api/get/title/Perché?.json").read_bytes())
         assert [line for line in running.error_log().splitlines() if "[error]" in line or "[crit]" in line] == []
     finally:
         stop_nginx(running.process)
