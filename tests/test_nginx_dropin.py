@@ -418,6 +418,39 @@ def test_the_same_answers_in_front_of_a_bucket(tmp_path: Path, mirror: Path, ser
         stop_nginx(running.process)
 
 
+def test_a_post_sends_the_bucket_a_plain_get(tmp_path: Path, mirror: Path) -> None:
+    """The lookup of a POST is a GET subrequest, which would inherit the form body and its
+    Content-Length: the origin gets a GET without either (a bucket would wait for the body)."""
+    import functools
+    import http.server
+
+    seen: list[tuple[str, str | None]] = []
+
+    class Origin(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            seen.append((self.command, self.headers.get("Content-Length")))
+            self.path = self.path.removeprefix("/site")
+            super().do_GET()
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    origin = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Origin, directory=str(mirror)))
+    thread = threading.Thread(target=origin.serve_forever, daemon=True)
+    thread.start()
+    (tmp_path / "root").mkdir()
+    snippet = dropin.render_snippet(origin=f"http://127.0.0.1:{origin.server_address[1]}/site", namespaces=mf.NAMESPACES)
+    running = start_nginx(tmp_path / "prefix", tmp_path / "root", snippet, post=True)
+    try:
+        answer = mf.post(running.url, "/api.php", "action=bridgeshape&shapeaction=list&format=json&" + "pad=x" * 2000)
+        assert answer.body == (mirror / "api/list.json").read_bytes()
+        assert seen == [("GET", None)]
+    finally:
+        stop_nginx(running.process)
+        origin.shutdown()
+        origin.server_close()
+
+
 # --- namespace names of any character (issue 29) -------------------------------------------
 
 #: A wiki whose namespace names hold what no nginx string holds as it is (`'`, `"`, `\`,
