@@ -191,7 +191,7 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
     thread = threading.Thread(target=live.serve_forever, daemon=True)
     thread.start()
     try:
-        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS))
+        running = start_nginx(tmp_path / "prefix", mirror, dropin.render_snippet(mirror, validate_upstream=live.url, namespaces=mf.NAMESPACES, title_characters=mf.TITLE_CHARACTERS), post=True)
         try:
             params = {"action": "bridgeshape", "shapeaction": "validate", "dsl": " opener H:5+ hcp:12-21 ", "format": "json"}
             answer = requests.get(running.url + "/api.php", params=params, timeout=10)
@@ -202,6 +202,10 @@ def test_validate_proxied_to_serve(tmp_path: Path, mirror: Path) -> None:
             assert requests.get(running.url + "/api.php", params=params, timeout=10).json()["validate"]["valid"] is False
             wrapped = requests.get(running.url + "/api.php", params={**params, "callback": "cb"}, timeout=10)
             assert wrapped.text.startswith("/**/cb({") and wrapped.text.count("/**/") == 1
+            # POST (njs): the DSL in the form body reaches the service as a query.
+            posted = requests.post(running.url + "/api.php", data=params, timeout=10)
+            assert posted.content == requests.post(live.url + "/api.php", data=params, timeout=10).content
+            assert posted.json()["validate"]["valid"] is False
         finally:
             stop_nginx(running.process)
     finally:

@@ -67,6 +67,9 @@ def test_validate_upstream_adds_the_proxy_and_drops_moduledisabled() -> None:
     assert with_upstream.endswith(
         "location = /__bridgeshape/validate {\n    internal;\n"
         "    proxy_pass http://127.0.0.1:8080/api.php$is_args$args;\n"
+        "    proxy_pass_request_body off;\n"
+        '    proxy_set_header Content-Length "";\n'
+        '    proxy_set_header Content-Type "";\n'
         "    proxy_set_header Host $host;\n"
         "    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n}\n"
     )
