@@ -2,18 +2,20 @@
 list and listall from the mirror's files, byte for byte, and `validate` answered live with
 `dsl.validate_document(dsl.parse(dsl_value.strip(" \\t\\r\\n")))`.
 
-Errors are MediaWiki's (HTTP 200, `{"error": {"code", "info"}}`, a `MediaWiki-API-Error`
-header), from the catalogue in `api_rules` that the nginx drop-in is generated from too.
+Errors are MediaWiki's (HTTP 200, `{"error": {"code", "info", "*"}}` or the form the
+request asks, a `MediaWiki-API-Error` header), from the catalogue in `api_rules` that the
+nginx drop-in is generated from too; `api_format` puts every answer as MediaWiki does.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import unquote_plus
 
 from bridgeshape_mirror import dsl
 
+from . import api_format
 from . import api_rules as rules
 from .api_rules import JSON_TYPE, ApiError, json_bytes
 from .siteinfo import SITEINFO_FILE, SiteCache
@@ -30,8 +32,16 @@ class Response:
     modified: float | None = None
 
 
-def _error(error: ApiError, value: str | None = None) -> Response:
-    return Response(200, JSON_TYPE, json_bytes(error.document(value)), (("MediaWiki-API-Error", error.code),))
+@dataclass(frozen=True)
+class _Failure:
+    """An error to answer, with the value its text may echo."""
+
+    error: ApiError
+    value: str | None = None
+
+
+def _error(error: ApiError, value: str | None = None) -> _Failure:
+    return _Failure(error, value)
 
 
 def _file(path: bytes) -> Response | None:
@@ -58,10 +68,39 @@ class Api:
             return None
 
     def answer(self, query: str) -> Response:
+        """The answer to `query` as MediaWiki puts it (`api_format`): errors in the asked
+        format with the wiki's docref, a file with the warnings and echoes before it, the
+        HTML page when no `format` is given."""
         args = rules.php_args(query)
+        site = self.site.get()
+        output, bad_output, bad_value = api_format.read_output(args)
+        refused = _error(bad_output, bad_value) if bad_output is not None else None
+        found = self._route(args, query, refused)
+        if isinstance(found, _Failure):
+            document = api_format.error_document(found.error, found.value, output, api_format.docref(site))
+            response = Response(200, JSON_TYPE, api_format.dumps(document, output), (("MediaWiki-API-Error", found.error.code),))
+        elif found.status == 200 and found.content_type == JSON_TYPE:
+            warned = api_format.unrecognized(query, args.get("action", ""))
+            response = replace(found, body=api_format.decorate(found.body, output, warned))
+        else:
+            return found
+        if output.html:
+            response = replace(response, content_type=api_format.HTML_TYPE, body=api_format.jsonfm_page(response.body, site))
+        return response
+
+    def _route(self, args: dict[str, str], query: str, bad_output: _Failure | None) -> Response | _Failure:
+        """The action's answer; `bad_output`: an error in the answer's form, which MediaWiki
+        gives once the action is known."""
         action = args.get("action", "")
         if action == "":
             return _error(rules.MISSING_ACTION)
+        if action not in ("query", "bridgeshape"):
+            return _error(rules.BAD_ACTION, action)
+        if bad_output is not None:
+            return bad_output
+        asserted = api_format.assert_error(args)
+        if asserted is not None:
+            return _error(*asserted)
         if action == "query" and rules.asks_siteinfo(args.get("meta", "")):
             return self._list(SITEINFO_FILE.removeprefix("api/"))
         if action != "bridgeshape":
@@ -85,7 +124,7 @@ class Api:
             return Response(404, "text/plain; charset=utf-8", b"the mirror has no " + name.encode() + b" (not built yet?)\n")
         return found
 
-    def _get(self, args: dict[str, str], query: str) -> Response:
+    def _get(self, args: dict[str, str], query: str) -> Response | _Failure:
         title = rules.last_arg(query, "title")
         pageid = args.get("pageid", "")
         if title and pageid:
@@ -99,13 +138,14 @@ class Api:
                 return _error(rules.NO_SUCH_PAGEID, rule.missing)
             return _error(rules.BAD_PAGEID, pageid)
         if title:
-            normalised = api_title(decode_value(title), self.site.get())
+            text = decode_value(title)
+            normalised = api_title(text, self.site.get())
             if normalised is None:
-                return _error(rules.INVALID_TITLE, title)
+                return _error(rules.INVALID_TITLE, text)
             return _file(self.root + b"/api/get/title/" + file_name(normalised) + b".json") or _error(rules.MISSING_TITLE)
         return _error(rules.MISSING_TITLE_OR_PAGEID)
 
-    def _validate(self, args: dict[str, str]) -> Response:
+    def _validate(self, args: dict[str, str]) -> Response | _Failure:
         if not self.live:
             return _error(rules.VALIDATE_NEEDS_SERVICE)
         if "dsl" not in args:

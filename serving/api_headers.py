@@ -30,8 +30,9 @@ ALLOWED_CORS_HEADERS = frozenset(
 CORS_METHODS = "POST, GET, HEAD"
 CORS_EXPOSE = "MediaWiki-API-Error, Retry-After, X-Database-Lag, MediaWiki-Login-Suppressed"
 JSONP_TYPE = "text/javascript; charset=utf-8"
-#: What MediaWiki strips from a JSONP callback name.
-_CALLBACK_UNSAFE = re.compile(r"[^\]\[.\\'\"_A-Za-z0-9]")
+#: What MediaWiki strips from a JSONP callback name (also a JavaScript regex: the POST script's).
+CALLBACK_UNSAFE_RE = r"[^\]\[.\\'\"_A-Za-z0-9]"
+_CALLBACK_UNSAFE = re.compile(CALLBACK_UNSAFE_RE)
 #: Longest a max-age may be: a year, past which caches cap it anyway.
 MAX_AGE_LIMIT = 31_536_000
 

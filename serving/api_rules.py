@@ -23,6 +23,8 @@ from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 #: Paths that answer like the wiki's api.php (a wiki lives at /api.php or /w/api.php).
 API_PATHS = ("/api.php", "/w/api.php")
 JSON_TYPE = "application/json; charset=utf-8"
+#: The largest form body a POST may carry (api.php parameters, no uploads), in both servers.
+MAX_FORM_BODY = 1 << 20
 
 #: A raw parameter value that may be echoed in an error's info (JSON-safe, URL-safe).
 ECHO_SAFE_RE = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -76,32 +78,44 @@ _PAGEID_NEGATIVE = re.compile(PAGEID_NEGATIVE_RE)
 _PAGEID_NEGATIVE_ZERO = re.compile(PAGEID_NEGATIVE_ZERO_RE)
 
 
+#: The module an error of the main module (ApiMain) names in the new error format.
+MODULE_MAIN = "main"
+
+
 @dataclass(frozen=True)
 class ApiError:
     """One MediaWiki-style error. `info` may hold one `{value}` (a parameter value, echoed
-    only when it is ECHO_SAFE) or `{id}` (a page id); `info_without_value` is used otherwise."""
+    only when it is ECHO_SAFE, or any decoded value with `echo_any`) or `{id}` (a page id);
+    `info_without_value` is used otherwise. `module`: the API module that gives it."""
 
     code: str
     info: str
     info_without_value: str | None = None
+    module: str = "bridgeshape"
+    echo_any: bool = False
 
-    def document(self, value: str | None = None) -> dict[str, dict[str, str]]:
+    def info_text(self, value: str | None = None) -> str:
         if "{value}" in self.info:
-            if value is not None and _ECHO_SAFE.match(value):
-                info = self.info.replace("{value}", value)
-            else:
-                info = self.info_without_value or self.info
-        elif "{id}" in self.info:
-            info = self.info.replace("{id}", value or "")
-        else:
-            info = self.info
-        return {"error": {"code": self.code, "info": info}}
+            if value is not None and (self.echo_any or _ECHO_SAFE.match(value)):
+                return self.info.replace("{value}", value)
+            return self.info_without_value or self.info
+        if "{id}" in self.info:
+            return self.info.replace("{id}", value or "")
+        return self.info
+
+    def document(self, value: str | None = None, docref: str | None = None) -> dict[str, dict[str, str]]:
+        """The old (`bc`) format; with `docref`, MediaWiki's `"*"` text."""
+        error = {"code": self.code, "info": self.info_text(value)}
+        if docref is not None:
+            error["*"] = docref
+        return {"error": error}
 
 
 # Codes and wordings are MediaWiki's own (api i18n, checked against MediaWiki 1.39).
-MISSING_ACTION = ApiError("missingparam", 'The "action" parameter must be set.')
+MISSING_ACTION = ApiError("missingparam", 'The "action" parameter must be set.', module=MODULE_MAIN)
 BAD_ACTION = ApiError(
-    "badvalue", 'Unrecognized value for parameter "action": {value}.', 'Unrecognized value for parameter "action".'
+    "badvalue", 'Unrecognized value for parameter "action": {value}.', 'Unrecognized value for parameter "action".',
+    module=MODULE_MAIN,
 )
 MISSING_SHAPEACTION = ApiError("missingparam", 'The "shapeaction" parameter must be set.')
 BAD_SHAPEACTION = ApiError(
@@ -118,13 +132,15 @@ BAD_PAGEID = ApiError(
 )
 NO_SUCH_PAGEID = ApiError("nosuchpageid", "There is no page with ID {id}.")
 MISSING_TITLE = ApiError("missingtitle", "The page you specified doesn't exist.")
-INVALID_TITLE = ApiError("invalidtitle", 'Bad title "{value}".', "Bad title.")
+#: The title as the client sent it, decoded (MediaWiki echoes any).
+INVALID_TITLE = ApiError("invalidtitle", 'Bad title "{value}".', "Bad title.", echo_any=True)
 MISSING_DSL = ApiError("missingparam", 'The "dsl" parameter must be set.')
 #: The static mirror (nginx) reads no request body: a POST gets this, with 405.
 STATIC_METHOD = ApiError(
     "badmethod",
     "This static mirror answers GET and HEAD only: send the parameters in the query string "
     '(or use the live service, "bridgeshape-mirror serve").',
+    module=MODULE_MAIN,
 )
 #: The static mirror (nginx) cannot validate; `serve` can.
 VALIDATE_NEEDS_SERVICE = ApiError(
@@ -170,7 +186,7 @@ def last_arg_re(name: str) -> str:
 
 
 #: The parameters the snippet reads (the title apart, in the `get` location).
-ROUTING_PARAMETERS = ("action", "shapeaction", "meta", "pageid", "origin", "callback")
+ROUTING_PARAMETERS = ("action", "shapeaction", "meta", "pageid", "origin", "callback", "assert", "errorformat", "formatversion")
 LAST_TITLE_RE = last_arg_re("title")
 #: The callback of a request to answer as JSONP: a name of the characters MediaWiki keeps
 #: that are safe raw (group 1).

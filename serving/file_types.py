@@ -1,6 +1,7 @@
 """The media type of each kind of file the mirror holds, by its suffix: the one table that
-`serve`, the upload to object storage and the drop-in's error files are typed from, so that a
-file is the same type wherever it is read. A new kind of file is one row here.
+`serve`, the upload to object storage and the nginx snippet (a `types {}` for the mirror's
+suffixes) type the files from, so that a file is the same type wherever it is read. A new
+kind of file is one row here.
 """
 
 from __future__ import annotations

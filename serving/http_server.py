@@ -29,7 +29,7 @@ from . import DEFAULT_HOST, DEFAULT_PORT
 from . import api_headers
 from .api_answers import Api, Response
 from .api_headers import ServeSettings
-from .api_rules import API_PATHS, JSON_TYPE
+from .api_rules import API_PATHS, JSON_TYPE, MAX_FORM_BODY
 from .static_files import content_type, resolve_static
 
 log = logging.getLogger("bridgeshape_mirror.serve")
@@ -182,9 +182,6 @@ def _is_api(path: str) -> bool:
     """The wiki's entry point wherever it lives (`/api.php`, `/w/api.php`, `/wiki/w/api.php`)."""
     return path in API_PATHS or path.endswith("/api.php")
 
-
-#: The largest form body a POST may carry (api.php parameters, no uploads).
-MAX_FORM_BODY = 1 << 20
 
 #: Every printable ASCII character but the space: what a query keeps as it is.
 _QUERY_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))

@@ -11,20 +11,24 @@ the wiki to the mirror by changing only the host:
     GET /api.php?action=bridgeshape&shapeaction=listall&format=json       api/listall.json
     GET /api.php?action=query&meta=siteinfo|userinfo&siprop=...           api/siteinfo.json
     OPTIONS /api.php?...&origin=*                                          an empty CORS preflight answer
-    POST /api.php                                                          405, a `badmethod` error document
+    POST /api.php (form body)                                              as the GET, with njs (`render_post_snippet`); else 405 `badmethod`
     GET /api.php?...&callback=NAME                                         JSONP: an SSI body wraps the answer's file
 
 Parameters come in any order; `format` is ignored (always JSON). Errors are MediaWiki's:
-HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info"}}`,
-with the very documents `bridgeshape-mirror serve` gives (the table and the regular
-expressions are `serving.api_rules`'). `validate` cannot be static: it answers
-`moduledisabled`, or is proxied to a running `serve` when `validate_upstream` is given.
+HTTP 200, `Content-Type: application/json; charset=utf-8`, `{"error": {"code", "info",
+"*"}}` or the new format (`errorformat`, `formatversion`: a file per error and form), with
+the very documents `bridgeshape-mirror serve` gives (the table and the regular expressions
+are `serving.api_rules`', the forms `serving.api_format`'). `validate` cannot be static: it
+answers `moduledisabled`, or is proxied to a running `serve` when `validate_upstream` is given.
 
 The configuration itself is `templates/nginx.conf.j2`; this module checks the inputs and
 supplies what a template cannot say plainly (nginx string literals, error documents with
 nginx variables in them, the replacement cascades).
 
 Stock Debian nginx (`nginx-light` is enough: rewrite, SSI, proxy are core modules).
+POST needs one more module, njs (Debian's `libnginx-mod-http-js`): `render_post_snippet`'s
+location reads the form body and hands the parameters to the same lookups as a subrequest
+(`templates/bridgeshape-api-post.js.j2`); the main snippet answers GET without it.
 
 How a title finds its file (the choice, and why)
 -------------------------------------------------
@@ -79,8 +83,9 @@ out of the rules, and a comment in the snippet says so.
 Parameters are read as PHP reads them (the last of repeated ones, exact names): one
 regular expression over `$args` each (`api_rules.last_arg_re`), not `$arg_NAME`.
 
-Known differences from a live MediaWiki (the README lists them): `siprop` is not read (the
-one siteinfo file answers); a namespace name's non-ASCII letters match only as
+Known differences from a live MediaWiki (docs/OPERATING.md lists them): `siprop` is not
+read (the one siteinfo file answers); no warnings, `requestid`, `curtimestamp` or HTML page
+(a file is served as it is); a namespace name's non-ASCII letters match only as
 the wiki spells them; at most 16 spaces beyond ASCII (no-break, ideographic...) are read as
 spaces, and bidi marks are not removed; a title found the SSI way (4. above) and JSONP
 answers have no validators.
@@ -106,6 +111,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -114,9 +120,10 @@ import jinja2
 
 from bridgeshape_mirror.sync.titles import SPACE_CHARACTERS
 
-from . import api_headers, api_rules, nginx_errors
+from . import api_format, api_headers, api_rules, nginx_errors
 from .api_headers import ServeSettings
 from .api_rules import ApiError, json_bytes
+from .file_types import FILE_TYPES
 from .title_lookup import illegal_in_title
 
 #: Raw characters of a title value to re-encode before the SSI include, with the
@@ -169,10 +176,10 @@ def _json(document: object) -> str:
     return json_bytes(document).decode("utf-8")
 
 
-def _error_body(error: ApiError) -> str:
+def _error_body(error: ApiError, docref: str) -> str:
     """The JSON of `error` (no value in it), as an nginx string: for the one error answered
     by `return` (the others are files, `serving.nginx_errors`)."""
-    body = _json(error.document())
+    body = _json(error.document(docref=docref))
     if "$" in body:
         raise ValueError(f"a '$' in the error text of {error.code}")
     return quote(body)
@@ -227,10 +234,16 @@ def _title_decoding(characters: Iterable[str]) -> Iterator[tuple[str, str]]:
 def compile_template() -> None:
     """The snippet's template compiled now (the build does it while its workers deal)."""
     _template()
+    _template("nginx-post.conf.j2")
+    _template(POST_SCRIPT + ".j2")
+
+
+def _template(name: str = "nginx.conf.j2") -> jinja2.Template:
+    return _environment().get_template(name)
 
 
 @cache
-def _template() -> jinja2.Template:
+def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "templates"),
         autoescape=False,  # nginx configuration, not HTML: quote() does its escaping
@@ -240,7 +253,7 @@ def _template() -> jinja2.Template:
         keep_trailing_newline=True,
     )
     env.filters["quote"] = quote
-    return env.get_template("nginx.conf.j2")
+    return env
 
 
 def _name_pattern(name: str) -> str:
@@ -349,6 +362,66 @@ def _cors_refused_re() -> str:
     return "^.+:(?!\\s*(?:(?:" + allowed + ")\\s*(?:,\\s*|$))+$).+"
 
 
+@dataclass(frozen=True)
+class FileTypeRule:
+    """One line of the snippet's `types {}` for the mirror's files: a media type and its
+    suffixes (without the dot)."""
+
+    media_type: str
+    suffixes: tuple[str, ...]
+
+
+def _file_type_rules() -> tuple[list[FileTypeRule], list[str], str]:
+    """`file_types.FILE_TYPES` for nginx: the `types {}` lines, the text types (`charset_types`,
+    so that they get `charset=utf-8` as from `serve`), and a regex of every suffix."""
+    grouped: dict[str, list[str]] = {}
+    text: list[str] = []
+    for suffix, (kind, is_text) in FILE_TYPES.items():
+        grouped.setdefault(kind, []).append(suffix.removeprefix("."))
+        if is_text and kind not in text and kind != "text/html":  # nginx always counts text/html
+            text.append(kind)
+    rules = [FileTypeRule(kind, tuple(suffixes)) for kind, suffixes in grouped.items()]
+    suffix_re = "|".join(re.escape(suffix.removeprefix(".")) for suffix in FILE_TYPES)
+    return rules, text, suffix_re
+
+
+#: The POST snippet and its njs script, beside the main snippet (the build writes all three
+#: into the mirror's `nginx/`).
+MAIN_SNIPPET = "bridgeshape-api.conf"
+POST_SNIPPET = "bridgeshape-api-post.conf"
+POST_SCRIPT = "bridgeshape-api-post.js"
+#: Room for the lookups' answer to a POST (held in memory): past the largest list a wiki's
+#: mirror has (a `listall` of thousands of pages is a few MB).
+_POST_ANSWER_BYTES = "16m"
+
+
+def render_post_snippet(*, max_age: int = ServeSettings.max_age, script: str = POST_SCRIPT) -> str:
+    """The POST half of the drop-in (needs njs): a `location` to include beside
+    `render_snippet`'s, which answers a form body as the GET with the same parameters.
+    `script`: where nginx reads `post_script()` from (relative: its configuration folder)."""
+    return _template("nginx-post.conf.j2").render(
+        cache_control=_checked_cache_control(max_age),
+        main_snippet=MAIN_SNIPPET,
+        script=_plain_path(script),
+        max_body=f"{api_rules.MAX_FORM_BODY // 1024}k",
+        max_answer=_POST_ANSWER_BYTES,
+    )
+
+
+def post_script() -> bytes:
+    """The njs module `render_post_snippet` imports."""
+    text = _template(POST_SCRIPT + ".j2").render(
+        callback_unsafe=api_headers.CALLBACK_UNSAFE_RE.replace("/", "\\/"), jsonp_type=api_headers.JSONP_TYPE
+    )
+    return text.encode("utf-8")
+
+
+def _checked_cache_control(max_age: int) -> str:
+    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
+        raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
+    return api_headers.cache_control(max_age)
+
+
 def checked_origin(url: str) -> str:
     """An `origin` for `render_snippet` (trailing `/` dropped), or ValueError saying why not."""
     origin = _plain_path(url).rstrip("/")
@@ -369,6 +442,7 @@ def render_snippet(
     namespaces: Mapping[str, Sequence[str]] | None = None,
     title_characters: Iterable[str] = (),
     origin: str | None = None,
+    docref: str = nginx_errors.DEFAULT_DOCREF,
 ) -> str:
     """The `location` blocks for a `server {}` (see the module docstring).
 
@@ -391,7 +465,11 @@ def render_snippet(
     404 (a missing object) gives the same error answer as a missing file; titles are sent
     encoded (the bucket decodes them); JSONP is not offered. A host name needs a `resolver`
     in the server block (nginx resolves a proxy_pass with variables when it runs).
+    `docref`: the wiki's docref text (`api_format.docref`), which every error carries; the
+    error files (`nginx_errors.error_files`) must be written with the same.
     """
+    if "$" in docref or "\n" in docref:
+        raise ValueError(f"unusable docref for an nginx configuration: {docref!r}")
     if origin is not None:
         if mirror is not None:
             raise ValueError("a mirror folder or an origin URL, not both")
@@ -399,8 +477,7 @@ def render_snippet(
         root = quote(origin)
     else:
         root = "$document_root" if mirror is None else quote(_plain_path(Path(os.fspath(mirror)).absolute()).rstrip("/") or "/")
-    if isinstance(max_age, bool) or not isinstance(max_age, int) or not 0 <= max_age <= api_headers.MAX_AGE_LIMIT:
-        raise ValueError(f"max_age must be a whole number of seconds from 0 to {api_headers.MAX_AGE_LIMIT}: {max_age!r}")
+    cache_control = _checked_cache_control(max_age)
     if validate_upstream is not None:
         validate_upstream = _plain_path(validate_upstream).rstrip("/")
         if not validate_upstream.startswith(("http://", "https://")) or any(c in validate_upstream for c in " ;'\"{}"):
@@ -409,18 +486,26 @@ def render_snippet(
         if not path.startswith("/") or any(c in path for c in " ;{}'\"$"):
             raise ValueError(f"bad api path {path!r}")
     namespace_rules, namespace_notes = _namespace_rules(namespaces or {}, for_url=origin is not None)
+    file_types, text_types, suffix_re = _file_type_rules()
     return _template().render(
+        file_types=file_types,
+        text_types=text_types,
+        file_suffix_re=suffix_re,
         root=root,
         origin=origin,
         api_paths=api_paths,
         validate_upstream=validate_upstream,
         rules=api_rules,
         headers=api_headers,
-        cache_control=api_headers.cache_control(max_age),
+        cache_control=cache_control,
+        post_snippet=POST_SNIPPET,
+        post_script=POST_SCRIPT,
         cors_refused_re=_cors_refused_re(),
         namespace_rules=namespace_rules,
         namespace_notes=namespace_notes,
-        error_body=_error_body,
+        error_body=lambda error: _error_body(error, docref),
+        docref=docref,
+        error_formats=api_format.ERROR_FORMATS,
         json=_json,
         title_spaces=_title_spaces(),
         ssi_escapes=_ssi_escapes(),

@@ -26,7 +26,8 @@ from bridgeshape_mirror.dsl.errors import DslError
 from bridgeshape_mirror.serving.api_headers import ServeSettings
 from bridgeshape_mirror.dsl.language import N_
 from bridgeshape_mirror.dsl.model import Scenario
-from bridgeshape_mirror.serving.nginx import compile_template, render_snippet
+from bridgeshape_mirror.serving.api_format import docref
+from bridgeshape_mirror.serving.nginx import compile_template, post_script, render_post_snippet, render_snippet
 from bridgeshape_mirror.serving.nginx_errors import error_files as nginx_error_files
 from bridgeshape_mirror.serving.siteinfo import siteinfo_document
 from bridgeshape_mirror.serving.title_lookup import namespace_spellings
@@ -551,11 +552,15 @@ def render_files(
     # (the mirror is the server's root unless its one variable is changed).
     namespaces = namespace_spellings(links.site, {t.namespace for t in targets.values()})
     characters = {c for path in files if path.is_relative_to(layout.TITLE_DIR) for c in str(path)}
+    reference = docref(links.site)
     files[layout.NGINX_SNIPPET] = render_snippet(
-        max_age=settings.max_age, namespaces=namespaces, title_characters=characters, origin=settings.nginx_origin
+        max_age=settings.max_age, namespaces=namespaces, title_characters=characters, origin=settings.nginx_origin, docref=reference
     ).encode("utf-8")
+    # POST, for an nginx with njs: a snippet of its own, so that the main one needs no module.
+    files[layout.NGINX_POST_SNIPPET] = render_post_snippet(max_age=settings.max_age).encode("utf-8")
+    files[layout.NGINX_POST_SCRIPT] = post_script()
     # Its error answers, as files: nginx gives a file ETag, Last-Modified and 304.
-    files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files().items())
+    files.update((layout.NGINX_ERRORS / name, body) for name, body in nginx_error_files(reference).items())
     templates = resources.files(__package__).joinpath("templates")
     for name in ("style.css", "updated.js", "filter.js"):
         files[PurePosixPath(name)] = templates.joinpath(name).read_bytes()

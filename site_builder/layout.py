@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePosixPath
 
+from bridgeshape_mirror.serving.nginx import MAIN_SNIPPET, POST_SCRIPT, POST_SNIPPET
 from bridgeshape_mirror.serving.nginx_errors import ERRORS_DIR
 from bridgeshape_mirror.serving.siteinfo import SITEINFO_FILE
 
@@ -24,7 +25,10 @@ STATUS = PurePosixPath("api/status.json")
 #: Every page's files with their SHA-256, scenarios and status, in one request.
 MANIFEST = PurePosixPath("api/manifest.json")
 #: The nginx snippet that answers api.php URLs from this mirror (include it in a server {}).
-NGINX_SNIPPET = PurePosixPath("nginx/bridgeshape-api.conf")
+NGINX_SNIPPET = PurePosixPath("nginx") / MAIN_SNIPPET
+#: Its POST half (needs njs) and the njs script that one imports.
+NGINX_POST_SNIPPET = PurePosixPath("nginx") / POST_SNIPPET
+NGINX_POST_SCRIPT = PurePosixPath("nginx") / POST_SCRIPT
 #: The answer to `action=query&meta=siteinfo` (serving.siteinfo).
 SITEINFO = PurePosixPath(SITEINFO_FILE)
 #: The snippet's error answers, one file each (serving.nginx_errors names them).

@@ -1,11 +1,14 @@
 """The drop-in against the real wiki it stands in for: for every spelling of a title, what
 the test MediaWiki itself reads (`action=query&titles=...&redirects`, the normalised title
 and the redirect's target) is what the mirror answers, through `serve` and the real nginx.
-And a client written for the wiki (mwclient, requests) works on the mirror unchanged."""
+And a client written for the wiki (mwclient, requests) works on the mirror unchanged, and
+errors, warnings and echoes are MediaWiki's, detail for detail (core modules answer the
+same requests on the wiki)."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -18,6 +21,7 @@ import requests
 from support import mirror_fixture as mf
 from bridgeshape_mirror.serving.http_server import make_server
 from support.nginx import start_nginx, stop_nginx
+from support.serve import running as serve_running
 
 try:
     from support.wiki_server import WikiServer
@@ -126,12 +130,104 @@ def test_serve_reads_titles_as_the_wiki_does(built) -> None:
 
 def test_nginx_reads_titles_as_the_wiki_does(built, tmp_path: Path) -> None:
     wiki, out = built
-    running = start_nginx(tmp_path / "prefix", out, (out / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
+    running = start_nginx(tmp_path / "prefix", out, (out / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"), post=True)
     try:
         assert check(running.url, wiki, out) == []
         site = mwclient.Site(running.url.removeprefix("http://"), path="/", scheme="http", clients_useragent="bridgeshape-mirror tests")
         assert site.get("bridgeshape", shapeaction="get", title="écarté") == json.loads((out / "api/get/title/Ècarté.json").read_bytes())
+        # mwclient's default, a form-body POST (the POST snippet, with njs: the build's files).
+        from bridgeshape_mirror.serving import nginx as dropin
+
+        assert (out / "nginx" / dropin.POST_SNIPPET).read_text(encoding="utf-8") == dropin.render_post_snippet()
+        assert (out / "nginx" / dropin.POST_SCRIPT).read_bytes() == dropin.post_script()
+        assert site.api("bridgeshape", shapeaction="get", title="ßeta") == json.loads((out / "api/get/title/SSeta.json").read_bytes())
         params = {"action": "bridgeshape", "shapeaction": "get", "title": "splinter (convenzione)", "format": "json"}
         assert requests.get(running.url + "/api.php", params=params, timeout=10).content == (out / "api/get/title/Splinter.json").read_bytes()
+    finally:
+        stop_nginx(running.process)
+
+
+# --- MediaWiki's answers, detail for detail (issue 32) ------------------------------------------
+# The test wiki has no BridgeShape extension: each request goes to both with a core module
+# that answers alike (action=query&meta=siteinfo, whose `query` part apart is the mirror's
+# file; an unknown action; action=parse, which reads a title as `get` does).
+
+#: Whether nginx answers as the wiki too: "same", "code" (the same error, worded apart), or
+#: "" (serve only: docs/OPERATING.md says why).
+SAME, CODE, SERVE_ONLY = "same", "code", ""
+SITEINFO = "action=query&meta=siteinfo&format=json"
+REQUESTS = [
+    ("action=nope&format=json", SAME),
+    *((f"action=nope&format=json&errorformat={f}", SAME) for f in ("plaintext", "wikitext", "html", "none")),
+    ("action=nope&format=json&errorformat=plaintext&formatversion=2", SAME),
+    ("action=nope&format=json&errorformat=none&formatversion=2", SAME),
+    ("action=nope&format=json&formatversion=2", SAME),
+    (SITEINFO + "&errorformat=fancy", SAME),
+    (SITEINFO + "&errorformat=fancy&formatversion=2", SAME),
+    (SITEINFO + "&assert=user", SAME),
+    (SITEINFO + "&assert=bot", SAME),
+    (SITEINFO + "&assert=admin", SAME),
+    (SITEINFO + "&assert=user&errorformat=plaintext", SAME),
+    (SITEINFO + "&assert=bot&errorformat=none&formatversion=2", SAME),
+    (SITEINFO + "&assertuser=Bob", SERVE_ONLY),
+    (SITEINFO + "&assert=anon", SAME),
+    ("action=nope&format=json&requestid=r%22q&curtimestamp=1", SERVE_ONLY),
+    (SITEINFO + "&requestid=r1&curtimestamp=1", SERVE_ONLY),
+    (SITEINFO + "&requestid=", SERVE_ONLY),
+    (SITEINFO + "&foo=1", SERVE_ONLY),
+    (SITEINFO + "&foo=1&b.r=2&c%5B%5D=3", SERVE_ONLY),
+    (SITEINFO + "&foo=1&errorformat=plaintext", SERVE_ONLY),
+    ("action=nope&format=json&foo=1&errorformat=plaintext&formatversion=2", SERVE_ONLY),
+]
+#: Bad titles, `get` on the mirror and `action=parse&page=` on the wiki.
+BAD_TITLES = [("..", SAME), ("Foo%7Cbar", CODE), ("Foo_bar%7Cx+y", CODE), ("A%22b%5Cc%3Cd%7C", CODE), ("%C3%A8%7C", CODE), ("Foo|bar", CODE)]
+_TIMESTAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+
+
+def _comparable(answer: mf.Answer) -> tuple[object, ...]:
+    """What must be equal: status, type, error header, and the document in its order, the
+    wiki's own siteinfo (`query`) and the clock (`curtimestamp`) aside."""
+    document = answer.json()
+    if isinstance(document, dict):
+        document.pop("query", None)
+        if re.fullmatch(_TIMESTAMP, str(document.get("curtimestamp", "x"))):
+            document["curtimestamp"] = "<now>"
+        document = list(document.items())
+    return answer.status, answer.headers.get("content-type"), answer.headers.get("mediawiki-api-error"), document
+
+
+def differences(base_url: str, wiki, nginx: bool) -> list[str]:
+    problems = []
+    cases = [(query, query, how) for query, how in REQUESTS]
+    cases += [(f"action=bridgeshape&shapeaction=get&format=json&title={raw}", f"action=parse&format=json&page={raw}", how)
+              for raw, how in BAD_TITLES]
+    for ours, theirs, how in cases:
+        if nginx and how == SERVE_ONLY:
+            continue
+        wanted = _comparable(mf.fetch(wiki.api_url.removesuffix("/api.php"), "/api.php?" + theirs))
+        got = _comparable(mf.fetch(base_url, "/api.php?" + ours))
+        if nginx and how == CODE:
+            wanted, got = wanted[:3], got[:3]
+        if got != wanted:
+            problems.append(f"{ours}:\n  mirror {got}\n  wiki   {wanted}")
+    return problems
+
+
+def test_serve_answers_as_the_wiki_does(built) -> None:
+    wiki, out = built
+    with serve_running(out) as live:
+        assert differences(live.url, wiki, nginx=False) == []
+        # No format: MediaWiki's HTML page, the same pretty-printed answer in it.
+        pages = [mf.fetch(url, "/api.php?action=nope") for url in (live.url, wiki.api_url.removesuffix("/api.php"))]
+        assert pages[0].headers["content-type"] == pages[1].headers["content-type"] == "text/html; charset=UTF-8"
+        pre = [re.search(rb'<pre class="api-pretty-content">(.*?)</pre>', page.body, re.S) for page in pages]
+        assert pre[0] is not None and pre[1] is not None and pre[0].group(1) == pre[1].group(1)
+
+
+def test_nginx_answers_as_the_wiki_does_where_it_can(built, tmp_path: Path) -> None:
+    wiki, out = built
+    running = start_nginx(tmp_path / "prefix", out, (out / "nginx/bridgeshape-api.conf").read_text(encoding="utf-8"))
+    try:
+        assert differences(running.url, wiki, nginx=True) == []
     finally:
         stop_nginx(running.process)

@@ -43,6 +43,14 @@ def test_snippet_is_the_golden_one(golden: str, mirror: str, options: dict[str, 
     assert render_snippet(mirror, **options) == (GOLDEN / golden).read_text(encoding="utf-8")
 
 
+def test_post_snippet_is_the_golden_one() -> None:
+    """The POST half (njs): the script it names, the body size `serve` reads too."""
+    from bridgeshape_mirror.serving.nginx import render_post_snippet
+
+    assert render_post_snippet() == (GOLDEN / "post.conf").read_text(encoding="utf-8")
+    assert "js_import bridgeshape_post from '/etc/nginx/x.js';" in render_post_snippet(script="/etc/nginx/x.js")
+
+
 def test_only_the_mirror_path_varies() -> None:
     """Quoting of an awkward path: `'` and `\\` escaped, a trailing `/` dropped."""
     plain = render_snippet("/srv/bridgeshape/output")
@@ -59,6 +67,9 @@ def test_validate_upstream_adds_the_proxy_and_drops_moduledisabled() -> None:
     assert with_upstream.endswith(
         "location = /__bridgeshape/validate {\n    internal;\n"
         "    proxy_pass http://127.0.0.1:8080/api.php$is_args$args;\n"
+        "    proxy_pass_request_body off;\n"
+        '    proxy_set_header Content-Length "";\n'
+        '    proxy_set_header Content-Type "";\n'
         "    proxy_set_header Host $host;\n"
         "    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;\n}\n"
     )

@@ -188,7 +188,8 @@ def test_first_and_idle_publish(tmp_path, s3_server, s3, state):
     # The snippet in the bucket reads the bucket (tests/test_nginx_dropin.py runs one).
     snippet = _body(client, bucket, "mirror/nginx/bridgeshape-api.conf").decode("utf-8")
     assert f"set $bridgeshape_mirror '{origin}';" in snippet and "proxy_pass $bridgeshape_mirror/api/list.json;" in snippet
-    assert _body(client, bucket, "mirror/nginx/errors/missingtitle.json") == b'{"error":{"code":"missingtitle","info":"The page you specified doesn\'t exist."}}'
+    missing = json.loads(_body(client, bucket, "mirror/nginx/errors/missingtitle.json"))
+    assert missing["error"]["code"] == "missingtitle" and missing["error"]["*"].startswith("See ")  # MediaWiki's docref
 
     calls.reset()
     again = build(state, settings)

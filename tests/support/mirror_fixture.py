@@ -11,10 +11,10 @@ from __future__ import annotations
 import http.client
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import quote, quote_plus, unquote_to_bytes, urlsplit
 
 from bridgeshape_mirror import dsl
 import requests
@@ -162,8 +162,17 @@ def read_json(path: Path) -> Any:
 # --------------------------------------------------------------------------------------
 
 
+#: The docref text every error carries: MediaWiki's, naming the wiki's api.php (the
+#: fixture's wiki has no `server` in its siteinfo).
+DOCREF = (
+    "See /api.php for API usage. Subscribe to the mediawiki-api-announce mailing list at "
+    "&lt;https://lists.wikimedia.org/postorius/lists/mediawiki-api-announce.lists.wikimedia.org/&gt; "
+    "for notice of API deprecations and breaking changes."
+)
+
+
 def error(code: str, info: str) -> dict[str, Any]:
-    return {"error": {"code": code, "info": info}}
+    return {"error": {"code": code, "info": info, "*": DOCREF}}
 
 
 MISSINGTITLE = error("missingtitle", "The page you specified doesn't exist.")
@@ -180,6 +189,9 @@ class Case:
     #: The file whose bytes the answer must be (None for errors).
     file: str | None = None
     path: str = "/api.php"
+    #: What `serve` answers where the static drop-in (nginx) cannot say as much (a warning,
+    #: a decoded value echoed); None: the same document.
+    served: Any = None
 
 
 def title_spellings(title: str) -> dict[str, str]:
@@ -199,8 +211,28 @@ def _lower_hex(value: str) -> str:
     return re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), value)
 
 
+def _with_format(query: str) -> str:
+    """`format=json` added where it is missing (without it MediaWiki, and `serve`, answer
+    an HTML page: tested apart)."""
+    return query if re.search(r"(?:^|&)format=", query) else (query + "&" if query else "") + "format=json"
+
+
+def _echoed_title(case: Case) -> Case:
+    """An invalid title's case with what `serve` echoes: the title as sent, decoded."""
+    if not (isinstance(case.expected, dict) and case.expected.get("error", {}).get("code") == "invalidtitle"):
+        return case
+    raw = re.findall(r"(?:^|&)title=([^&]*)", case.query)[-1]
+    text = unquote_to_bytes(raw.replace("+", " ")).decode("utf-8", errors="replace")
+    return replace(case, served=error("invalidtitle", f'Bad title "{text}".'))
+
+
 def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
-    """Every request both servers must answer alike (validate excluded: it differs)."""
+    """Every request both servers must answer alike (validate excluded: it differs), with
+    `format=json`; `served` says where `serve` says more."""
+    return [_echoed_title(replace(case, query=_with_format(case.query))) for case in _api_cases(pages)]
+
+
+def _api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
     cases = [
         Case("list", "action=bridgeshape&shapeaction=list&format=json", list_document(pages), "api/list.json"),
         Case(
@@ -245,7 +277,8 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
         Case("last of repeated pageids wins", "action=bridgeshape&shapeaction=get&pageid=42&pageid=15", page_document(pages[1]), "api/get/pageid/15.json"),
         Case("a last bare name empties it", "action=bridgeshape&shapeaction=list&shapeaction",
              error("missingparam", 'The "shapeaction" parameter must be set.')),
-        Case("a longer name is another", "action=bridgeshape&shapeaction=list&shapeactionx=get", list_document(pages), "api/list.json"),
+        Case("a longer name is another", "action=bridgeshape&shapeaction=list&shapeactionx=get", list_document(pages), "api/list.json",
+             served={"warnings": {"main": {"*": "Unrecognized parameter: shapeactionx."}}, **list_document(pages)}),
         # PHP's reading of a title: the last of repeated ones counts.
         Case("last of repeated titles wins", "action=bridgeshape&shapeaction=get&title=Splinter&title=Stayman",
              page_document(pages[1]), "api/get/title/Stayman.json"),
@@ -274,6 +307,31 @@ def api_cases(pages: tuple[Page, ...] = PAGES) -> list[Case]:
              error("badvalue", 'Unrecognized value for parameter "shapeaction".')),
         Case("no shapeaction", "action=bridgeshape&format=json", error("missingparam", 'The "shapeaction" parameter must be set.')),
         Case("other action", "action=query&list=allpages&format=json", error("badvalue", 'Unrecognized value for parameter "action": query.')),
+        # assert, for the anonymous user every mirror answer is for (MediaWiki's wordings).
+        Case("assert user", "action=bridgeshape&shapeaction=list&assert=user",
+             error("assertuserfailed", "You are no longer logged in, so the action could not be completed.")),
+        Case("assert bot", "action=query&meta=siteinfo&assert=bot",
+             error("assertbotfailed", 'You do not have the "bot" right, so the action could not be completed.')),
+        Case("assert anon", "action=bridgeshape&shapeaction=list&assert=anon", list_document(pages), "api/list.json"),
+        Case("assert other", "action=bridgeshape&shapeaction=list&assert=admin",
+             error("badvalue", 'Unrecognized value for parameter "assert": admin.')),
+        Case("assert unsafe", "action=bridgeshape&shapeaction=list&assert=%3Cx%3E",
+             error("badvalue", 'Unrecognized value for parameter "assert".')),
+        Case("assert after the action", "action=nope&assert=user", error("badvalue", 'Unrecognized value for parameter "action": nope.')),
+        # The error formats (errorformat, formatversion), each error's own file in nginx.
+        Case("errorformat plaintext", "action=bridgeshape&shapeaction=get&title=Non+esiste&errorformat=plaintext",
+             {"errors": [{"code": "missingtitle", "module": "bridgeshape", "*": "The page you specified doesn't exist."}], "*": DOCREF}),
+        Case("errorformat html, formatversion 2", "action=bridgeshape&shapeaction=get&pageid=abc&errorformat=html&formatversion=2",
+             {"errors": [{"code": "badinteger", "text": 'Invalid value "abc" for integer parameter "pageid".', "module": "bridgeshape"}],
+              "docref": DOCREF}),
+        Case("errorformat none", "action=bridgeshape&errorformat=none", {"errors": [{"code": "missingparam", "module": "bridgeshape"}], "*": DOCREF}),
+        Case("formatversion 2", "action=bridgeshape&shapeaction=get&pageid=999&formatversion=2",
+             {"error": {"code": "nosuchpageid", "info": "There is no page with ID 999.", "docref": DOCREF}}),
+        Case("bad errorformat", "action=bridgeshape&shapeaction=list&errorformat=fancy",
+             error("badvalue", 'Unrecognized value for parameter "errorformat": fancy.')),
+        Case("assert in the new format", "action=bridgeshape&shapeaction=list&assert=bot&errorformat=raw",
+             {"errors": [{"code": "assertbotfailed", "module": "main", "*": 'You do not have the "bot" right, so the action could not be completed.'}],
+              "*": DOCREF}),
         Case("no action", "format=json", error("missingparam", 'The "action" parameter must be set.')),
         Case("no query", "", error("missingparam", 'The "action" parameter must be set.')),
         Case("forbidden character", "action=bridgeshape&shapeaction=get&title=A%5BB&format=json", error("invalidtitle", "Bad title.")),
@@ -363,8 +421,64 @@ def fetch(base_url: str, target: str, timeout: float = 10.0, headers: dict[str, 
         connection.close()
 
 
-def check_case(base_url: str, mirror: Path, case: Case) -> list[str]:
-    """The problems of one case against a running server (empty: all good)."""
+def post(base_url: str, target: str, body: str, timeout: float = 10.0) -> Answer:
+    """POST `body` (already encoded) as a form to `target`, byte for byte."""
+    parts = urlsplit(base_url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        connection.request("POST", target, body=body.encode("ascii"), headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    finally:
+        connection.close()
+
+
+def error_code(document: Any) -> str | None:
+    """The code of an error document in either format (None: no error)."""
+    if isinstance(document, dict) and "error" in document:
+        return document["error"]["code"]
+    if isinstance(document, dict) and "errors" in document:
+        return document["errors"][0]["code"]
+    return None
+
+
+def both_invalid_titles(*answers: Answer) -> bool:
+    """Every answer is an `invalidtitle` error (whose text `serve` and nginx word apart)."""
+    try:
+        return all(answer.json().get("error", {}).get("code") == "invalidtitle" for answer in answers)
+    except ValueError:
+        return False
+
+
+#: What a POST's answer must share with `serve`'s (validators apart: POST is not cached).
+POST_HEADERS = ("content-type", "mediawiki-api-error", "access-control-allow-origin", "cache-control")
+
+
+def post_differences(reference_url: str, url: str, cases: list[Case] | None = None) -> list[str]:
+    """Every case POSTed to both servers (all in the body, and split between the query string
+    and the body, with and without a JSONP callback): what `url` answers otherwise."""
+    problems = []
+    for case in cases if cases is not None else api_cases():
+        if case.served is not None:
+            continue  # serve says more than nginx can (docs/OPERATING.md)
+        head, _, tail = case.query.partition("&")
+        for name, target, body in (
+            ("body", case.path, case.query),
+            ("split", case.path + "?" + head, tail),
+            ("jsonp", case.path, case.query + "&callback=cb&origin=*"),
+        ):
+            wanted, answer = post(reference_url, target, body), post(url, target, body)
+            if (answer.status, answer.body) != (wanted.status, wanted.body):
+                problems.append(f"{case.name} ({name}): {answer.status} {answer.body[:150]!r}, not {wanted.status} {wanted.body[:150]!r}")
+            for header in POST_HEADERS:
+                if answer.headers.get(header) != wanted.headers.get(header):
+                    problems.append(f"{case.name} ({name}): {header} {answer.headers.get(header)!r}, not {wanted.headers.get(header)!r}")
+    return problems
+
+
+def check_case(base_url: str, mirror: Path, case: Case, live: bool = False) -> list[str]:
+    """The problems of one case against a running server (empty: all good); `live`: the
+    server is `serve` (which answers `case.served` where it is given)."""
     target = case.path + ("?" + case.query if case.query else "")
     answer = fetch(base_url, target)
     problems = []
@@ -376,9 +490,12 @@ def check_case(base_url: str, mirror: Path, case: Case) -> list[str]:
         document = answer.json()
     except ValueError:
         return problems + [f"not JSON: {answer.body[:200]!r}"]
-    if document != case.expected:
+    served = live and case.served is not None
+    if document != (case.served if served else case.expected):
         problems.append(f"document {json.dumps(document, ensure_ascii=False)[:300]}")
-    if case.file is not None and answer.body != (mirror / case.file).read_bytes():
+    if served and list(document) != list(case.served):
+        problems.append(f"members in the order {list(document)}")
+    if case.file is not None and not served and answer.body != (mirror / case.file).read_bytes():
         problems.append("body differs from the file's bytes")
     return [f"{case.name} [{target}]: {p}" for p in problems]
 

@@ -1,5 +1,5 @@
 """A real nginx on 127.0.0.1 (Debian's nginx-light) serving a mirror folder with the snippet
-the build writes."""
+the build writes, and its POST half with Debian's njs module (libnginx-mod-http-js)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Where Debian's libnginx-mod-http-js puts the module.
+NJS_MODULE = Path("/usr/lib/nginx/modules/ngx_http_js_module.so")
+
+
+def require_njs() -> Path:
+    if not NJS_MODULE.exists():
+        message = "nginx's njs module is not installed (bash scripts/install-test-packages.sh)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return NJS_MODULE
+
+
 MAIN_CONF = """\
+{modules}
 daemon off;
 master_process off;
 worker_processes 1;
@@ -58,6 +72,7 @@ http {{
         charset utf-8;
         charset_types text/plain application/json;
         include {snippet};
+        {post}
         location / {{
             index index.html;
             try_files $uri $uri/ =404;
@@ -78,12 +93,22 @@ class Nginx:
         return path.read_text(errors="replace") if path.exists() else ""
 
 
-def start_nginx(prefix: Path, mirror: Path, snippet_text: str) -> Nginx:
+def start_nginx(prefix: Path, mirror: Path, snippet_text: str, post: bool = False) -> Nginx:
+    """`post`: with the njs module, the POST snippet and its script as the build writes them,
+    beside nginx.conf (where the snippet names the script)."""
+    from bridgeshape_mirror.serving import nginx as dropin
+
     binary = nginx_binary()
     for sub in ("logs", "tmp"):
         (prefix / sub).mkdir(parents=True, exist_ok=True)
     snippet = prefix / "bridgeshape.conf"
     snippet.write_text(snippet_text, encoding="utf-8")
+    modules, post_include = "", ""
+    if post:
+        modules = f"load_module {require_njs()};"
+        (prefix / dropin.POST_SNIPPET).write_text(dropin.render_post_snippet(), encoding="utf-8")
+        (prefix / dropin.POST_SCRIPT).write_bytes(dropin.post_script())
+        post_include = f"include {prefix / dropin.POST_SNIPPET};"
     mime = "include /etc/nginx/mime.types;" if Path("/etc/nginx/mime.types").exists() else "types { text/html html; application/json json; }"
     last_error = ""
     for _attempt in range(3):
@@ -98,6 +123,8 @@ def start_nginx(prefix: Path, mirror: Path, snippet_text: str) -> Nginx:
                 port=port,
                 mirror=mirror,
                 snippet=snippet,
+                modules=modules,
+                post=post_include,
             ),
             encoding="utf-8",
         )
