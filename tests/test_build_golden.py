@@ -16,27 +16,17 @@ import pytest
 
 from bridgeshape_mirror.site_builder import layout
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
-from bridgeshape_mirror.store.state import StateStore
 from bridgeshape_mirror.store.version import VERSION
-from bridgeshape_mirror.sync.dump import sync_from_dump
-from bridgeshape_mirror.sync.syncer import SyncSettings
-from support.wiki_pages import EXPORT
+from support.wiki_pages import synced_export
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "mirror"
 #: The folders of the files made from the pages: their JSON, deals, scripts and HTML.
 MADE_FROM_PAGES = ("api/get/", "api/deals/", "deals/", "scripts/", "conventions/")
-#: Two scenarios whose boards interleave, and a fit: the page's diagrams, links and scripts.
-TWO = "opener H:5+ hcp:12-21 // major: opener S:5+ hcp:12-21; responder S:3+"
 
 
 @pytest.fixture
 def state(tmp_path) -> Path:
-    export = tmp_path / "export.xml"
-    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", TWO), encoding="utf-8")
-    path = tmp_path / "state.sqlite"
-    with StateStore(path) as store:
-        sync_from_dump(export, store, SyncSettings())
-    return path
+    return synced_export(tmp_path)
 
 
 def published(out: Path) -> dict[str, bytes]:

@@ -16,10 +16,7 @@ from bridgeshape_mirror.dsl.model import Role
 from bridgeshape_mirror.site_builder import html
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.site_builder.diagrams import contract_words
-from bridgeshape_mirror.store.state import StateStore
-from bridgeshape_mirror.sync.dump import sync_from_dump
-from bridgeshape_mirror.sync.syncer import SyncSettings
-from support.wiki_pages import EXPORT
+from support.wiki_pages import synced_export
 
 
 @pytest.mark.parametrize(
@@ -91,12 +88,7 @@ def test_no_game_or_no_slam_is_said_in_words(lang, summary):
 @pytest.fixture(scope="module", params=["it", "en"])
 def built(tmp_path_factory, request) -> tuple[str, Path]:
     base = tmp_path_factory.mktemp(f"notation-{request.param}")
-    export = base / "export.xml"
-    dsl = "opener H:5+ hcp:12-21 // major: opener S:5+ hcp:12-21; responder S:3+"
-    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", dsl), encoding="utf-8")
-    state = base / "state.sqlite"
-    with StateStore(state) as store:
-        sync_from_dump(export, store, SyncSettings())
+    state = synced_export(base)
     assert build(state, BuildSettings(out=base / "out", deals=4, seed=5, lang=request.param)).dd_computed == 8
     return request.param, base / "out"
 

@@ -15,11 +15,8 @@ from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals.drawing.rng import make_rng
 from bridgeshape_mirror.deals.outcome import deal_outcome
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
-from bridgeshape_mirror.store.state import StateStore
-from bridgeshape_mirror.sync.dump import sync_from_dump
-from bridgeshape_mirror.sync.syncer import SyncSettings
 from support.scenario_sets import reference_scenarios, sample_wiki_scenarios
-from support.wiki_pages import EXPORT
+from support.wiki_pages import synced_export
 
 #: Scenarios whose long runs switch to a rarer superset part-way (the draws that once chose
 #: their proposer by the count asked), beside the reference and the sample wiki's.
@@ -49,13 +46,7 @@ def test_any_seed_and_counts_extend(case, seed, k, more):
 
 @pytest.fixture
 def state(tmp_path) -> Path:
-    export = tmp_path / "export.xml"
-    two = "opener H:5+ hcp:12-21 // major: opener S:5+ hcp:12-21; responder S:3+"
-    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", two), encoding="utf-8")
-    path = tmp_path / "state.sqlite"
-    with StateStore(path) as store:
-        sync_from_dump(export, store, SyncSettings())
-    return path
+    return synced_export(tmp_path)
 
 
 def _scenarios(out: Path) -> list[dict]:

@@ -44,3 +44,21 @@ EXPORT = textwrap.dedent(
     </mediawiki>
     """
 )
+
+#: Two scenarios whose boards interleave, and a fit: the page's diagrams, links and scripts.
+TWO_SCENARIOS = "opener H:5+ hcp:12-21 // major: opener S:5+ hcp:12-21; responder S:3+"
+
+
+def synced_export(folder, dsl: str = TWO_SCENARIOS):
+    """A state store synced from `EXPORT` with its convention page's DSL replaced by `dsl`
+    (in `folder`); its path."""
+    from bridgeshape_mirror.store.state import StateStore
+    from bridgeshape_mirror.sync.dump import sync_from_dump
+    from bridgeshape_mirror.sync.syncer import SyncSettings
+
+    export = folder / "export.xml"
+    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", dsl), encoding="utf-8")
+    state = folder / "state.sqlite"
+    with StateStore(state) as store:
+        sync_from_dump(export, store, SyncSettings())
+    return state
