@@ -65,3 +65,25 @@ def test_a_mirror_that_deals_more_keeps_its_deals_and_tables_and_adds_new_ones(s
         assert len(new["deals"]) == 5
         kept = [(d["pbn"], d["dd"], d["par"]) for d in old["deals"]]
         assert [(d["pbn"], d["dd"], d["par"]) for d in new["deals"][:2]] == kept
+
+
+@pytest.mark.parametrize("form", ["json", "pbn", "lin"])
+def test_the_first_boards_of_the_deals_command_are_those_of_a_shorter_run(monkeypatch, form):
+    """Boards 1..k of `deals --count N` (scenarios in turn) are the boards of `--count k`."""
+    from support.cli import run
+
+    text = f"{RARE[0]} // {RARE[2]} // opener hcp:12+ H:5+"
+    _, short, _ = run(monkeypatch, text, "--count", "4", "--seed", "77", "--format", form)
+    _, long, _ = run(monkeypatch, text, "--count", "3000", "--seed", "77", "--format", form)
+    if form == "json":
+        def deals(doc: bytes) -> list[list[str]]:
+            return [[d["pbn"] for d in s["deals"]] for s in json.loads(doc)["scenarios"]]
+
+        assert [d[:4] for d in deals(long)] == deals(short)
+    elif form == "lin":
+        assert long.splitlines()[:12] == short.splitlines()
+    else:
+        def games(doc: bytes) -> list[str]:
+            return [g.strip() for g in doc.decode("ascii").split("\r\n\r\n") if g.strip()]
+
+        assert len(games(short)) == 12 and games(long)[:12] == games(short)
