@@ -19,6 +19,7 @@ out from the table when a board's files are written.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -147,19 +148,40 @@ class ParResult:
         }
 
 
-def _dds():
-    # endplay loads DDS's shared library (and starts its threads) on import: only when solving.
-    import endplay._dds as dds
-
-    _limit_memory(dds)
-    return dds
-
-
 @functools.cache
-def _limit_memory(dds: Any) -> None:
+def _dds() -> Any:
+    """endplay's ctypes bindings of DDS (`endplay._dds`), loaded alone: importing them the
+    usual way runs endplay's `__init__`, which loads its dealer and matplotlib (a second of
+    imports, and matplotlib writes its configuration folder under the home). The module
+    loads DDS's shared library (and starts its threads) when it runs: only when solving."""
+    import importlib.util
+    import sys
+
+    name = "endplay._dds"
+    dds = sys.modules.get(name)
+    if dds is None:
+        # find_spec of a top-level package finds it without running it
+        package = importlib.util.find_spec("endplay")
+        if package is None or not package.submodule_search_locations:
+            raise ImportError("endplay (which ships DDS) is not installed")
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(next(iter(package.submodule_search_locations)), "_dds", "__init__.py")
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError("endplay's DDS bindings (endplay/_dds) are missing")
+        dds = importlib.util.module_from_spec(spec)
+        # Under its own name, so that endplay, when something imports it later, finds it
+        # loaded and does not load it again (its load resets DDS's threads and memory).
+        sys.modules[name] = dds
+        try:
+            spec.loader.exec_module(dds)
+        except BaseException:
+            del sys.modules[name]
+            raise
     # endplay wraps neither SetResources nor its arguments; DDS re-sizes its threads' memory
-    # on the call (maxThreads 0: as many threads as cores, as before).
+    # on the call (maxThreads 0: as many threads as cores).
     dds._dll.SetResources(DDS_MEMORY_MB, 0)
+    return dds
 
 
 def _cards(pbn: str):
