@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,6 +238,33 @@ def solve(pbns: Sequence[str]) -> list[DDTable | None]:
         except (DoubleDummyError, ValueError, KeyError):
             out.extend(_one_by_one(batch))
     return out
+
+
+def dds_thread() -> Executor:
+    """The thread that runs a stream's DDS calls (`solved`): one for the whole process, as
+    DDS solves one call at a time (two calls at once crash it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="dds")
+
+
+def solved(batches: Iterable[Sequence[str]], thread: Executor) -> Iterator[list[DDTable | None]]:
+    """`solve` of each of `batches` (each at most `BATCH_LIMIT` deals), in order, as a stream:
+    DDS solves on `thread` (`dds_thread`; ctypes lets the GIL go during its calls), the next
+    batch given to it before the caller is handed the one before (but for the first), so DDS
+    does not wait for the caller's writing while the caller keeps up; at most two batches
+    are held."""
+    ahead = None
+    for n, batch in enumerate(batches):
+        submitted = thread.submit(solve, batch)
+        if ahead is not None:
+            yield ahead.result()
+        ahead = submitted
+        if n == 0:  # the first at once, alone: the first boards of every stream wait for no other batch
+            yield ahead.result()
+            ahead = None
+    if ahead is not None:
+        yield ahead.result()
 
 
 def _one_by_one(pbns: Sequence[str]) -> list[DDTable | None]:

@@ -341,6 +341,63 @@ def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
         assert '[OptimumScore "NS ' in game and "[ParContract " in game
 
 
+def _deals_command(*argv: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-c", "import sys\nfrom bridgeshape_mirror.cli import main\nsys.exit(main(sys.argv[1:]))", "deals", *argv]
+
+
+def test_deals_with_tables_are_written_as_they_are_solved(tmp_path):
+    import select
+    import subprocess
+    import time
+
+    # Far more deals than the test waits for: the first boards come while DDS works on the rest.
+    run = subprocess.Popen(_deals_command(TWO_SCENARIOS, "--dd", "--count", "2000", "--format", "pbn"), stdout=subprocess.PIPE, cwd=tmp_path)
+    try:
+        text, deadline = b"", time.monotonic() + 60  # minutes, were all the deals held to the end
+        while text.count(b"[OptimumResultTable ") < 2 or not text.endswith(b"\r\n"):
+            assert select.select([run.stdout], [], [], max(0.0, deadline - time.monotonic()))[0], "no boards within a minute"
+            more = run.stdout.read1(65536)
+            assert more, "the command ended before its first boards"
+            text += more
+        assert run.poll() is None  # still solving
+    finally:
+        run.kill()
+        run.wait()
+    first = text.decode("ascii").split("\r\n\r\n")[0]
+    assert '[Board "1"]' in first and "[OptimumScore " in first and first.count("\r\nN ") == 5
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path):
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    piped = subprocess.run(_deals_command(TWO_SCENARIOS, "--dd", "--count", "3", "--format", "pbn"), capture_output=True, cwd=tmp_path)
+    assert piped.returncode == 0 and piped.stderr == b""
+    assert piped.stdout.count(b"[OptimumResultTable ") == 6
+    terminal, other_end = pty.openpty()
+    fcntl.ioctl(other_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a new one has 0 columns
+    with subprocess.Popen(_deals_command(TWO_SCENARIOS, "--dd", "--count", "3", "--format", "json"), stdout=subprocess.DEVNULL, stderr=other_end, cwd=tmp_path) as run:
+        os.close(other_end)
+        drawn = b""
+        while True:
+            try:
+                more = os.read(terminal, 4096)
+            except OSError:  # the command closed its end
+                break
+            if not more:
+                break
+            drawn += more
+    os.close(terminal)
+    assert run.returncode == 0
+    assert b"double dummy: 100%" in drawn and b"6/6" in drawn
+
+
 GROWTH_PROBE = """
 import sys
 import bridgeshape_mirror.deals.double_dummy as dd
