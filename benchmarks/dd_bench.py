@@ -40,21 +40,21 @@ def _endplay_worker(conn) -> None:
     from endplay.types import Deal
 
     while (pbns := conn.recv()) is not None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         tables = calc_all_tables([Deal(pbn) for pbn in pbns])
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         # Read with our own reader of DDS's results, so the two sides compare table by table.
-        conn.send((seconds, [double_dummy._table_of(table._data) for table in tables]))
+        conn.send((seconds, cpu, [double_dummy._table_of(table._data) for table in tables]))
     conn.send(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 
 
 def _our_worker(conn, memory_mb: int) -> None:
-    double_dummy.DDS_MEMORY_MB = memory_mb
+    double_dummy.dds_memory_mb = lambda: memory_mb
     double_dummy._dds()  # loaded before the clock, as endplay's import loads it
     while (pbns := conn.recv()) is not None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         tables = double_dummy.solve(pbns)
-        conn.send((time.perf_counter() - start, tables))
+        conn.send((time.perf_counter() - start, time.process_time() - cpu, tables))
     conn.send(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 
 
@@ -62,13 +62,14 @@ def compare(pbns: list[str], memories: list[int]) -> None:
     context = multiprocessing.get_context("spawn")
     sides: dict[str, tuple] = {}  # name -> (connection, process)
     for name, target, extra in [("endplay calc_all_tables", _endplay_worker, ())] + [
-        (f"solve, DDS_MEMORY_MB {mb}", _our_worker, (mb,)) for mb in memories
+        (f"solve, DDS memory {mb} MB", _our_worker, (mb,)) for mb in memories
     ]:
         ours, theirs = context.Pipe()
         process = context.Process(target=target, args=(theirs, *extra))
         process.start()
         sides[name] = (ours, process)
     seconds = dict.fromkeys(sides, 0.0)
+    cpu = dict.fromkeys(sides, 0.0)
     wrong = dict.fromkeys(sides, 0)
     names = list(sides)
     for n, start in enumerate(range(0, len(pbns), double_dummy.BATCH_LIMIT)):
@@ -77,8 +78,9 @@ def compare(pbns: list[str], memories: list[int]) -> None:
         for name in names[n % len(names) :] + names[: n % len(names)]:
             conn = sides[name][0]
             conn.send(chunk)
-            spent, answers[name] = conn.recv()
+            spent, used, answers[name] = conn.recv()
             seconds[name] += spent
+            cpu[name] += used
         for name in names:
             wrong[name] += sum(a != b for a, b in zip(answers[name], answers[names[0]], strict=True))
     peaks = {}
@@ -86,10 +88,12 @@ def compare(pbns: list[str], memories: list[int]) -> None:
         conn.send(None)
         peaks[name] = conn.recv()
         process.join()
-    base = seconds[names[0]]
+    base, base_cpu = seconds[names[0]], cpu[names[0]]
+    # CPU seconds too: on a shared machine the wall clock carries the others' load.
     for name in names:
-        print(f"{name}: {len(pbns) / seconds[name]:.2f} tables/s ({seconds[name]:.1f} s), "
-              f"{base / seconds[name]:.2f}x endplay's, peak {peaks[name]} MB, {wrong[name]} tables not endplay's")
+        print(f"{name}: {len(pbns) / seconds[name]:.2f} tables/s ({seconds[name]:.1f} s, CPU {cpu[name]:.1f} s), "
+              f"{base / seconds[name]:.2f}x endplay's ({base_cpu / cpu[name]:.2f}x by CPU), peak {peaks[name]} MB, "
+              f"{wrong[name]} tables not endplay's")
 
 
 def first_build(budget: float) -> None:
@@ -126,7 +130,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=400)
-    parser.add_argument("--memory", default=str(double_dummy.DDS_MEMORY_MB), help="our DDS memory bounds, MB, comma-separated")
+    parser.add_argument("--memory", default=str(double_dummy.dds_memory_mb()), help="bounds of DDS's memory to run ours at, MB, comma-separated (default ours)")
     parser.add_argument("--budget", type=float, default=BuildSettings.__dataclass_fields__["dd_budget"].default)
     parser.add_argument("--skip-build", action="store_true")
     args = parser.parse_args()

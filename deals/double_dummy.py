@@ -39,12 +39,14 @@ BATCH_LIMIT = 40
 #: Tricks a game needs in each strain (3NT, 4 of a major, 5 of a minor), and a small slam.
 GAME_TRICKS: dict[str, int] = {"NT": 9, "S": 10, "H": 10, "D": 11, "C": 11}
 SLAM_TRICKS = 12
-#: The memory DDS may give its transposition tables, all threads together (MB). Left to
-#: itself (endplay's `SetMaxThreads(0)`) it sizes them from the machine's free memory, and a
-#: build's process grew by about 190 MB to 300 MB while solving; at this size it grows by
-#: about 20 MB, at the same tables/s within this machine's noise (16 deals, 3 rounds
-#: alternating with the default, load average 5: 40.6 s against 44.8 s).
-DDS_MEMORY_MB = 60
+#: The memory DDS may give its transposition tables, per core (MB). DDS (2.9) takes 1.3
+#: times the bound it is given and gives each thread (one per core) a large table (160 MB at
+#: most) while that holds one per thread, else small ones (30 MB; some threads large when it
+#: holds some): at this much a core every thread has a large table, as endplay's own set-up
+#: (`SetMaxThreads(0)`, sized from the machine's memory) gives, and DDS's speed; small tables
+#: cost a third to a half of it (benchmarks/dd_bench.py, docs/BENCHMARKS.md). A process
+#: grows by about 120 MB a core while solving.
+DDS_MEMORY_MB_PER_CORE = 125
 
 # DDS's own numbering: strains S H D C NT in its tables, NT S H D C in par contracts.
 _DDS_TABLE_STRAIN = {strain: (4 if strain == "NT" else SUIT_LETTERS.index(strain)) for strain in STRAINS}
@@ -149,6 +151,11 @@ class ParResult:
         }
 
 
+def dds_memory_mb() -> int:
+    """The bound on DDS's memory, all threads together (MB)."""
+    return DDS_MEMORY_MB_PER_CORE * (os.cpu_count() or 1)
+
+
 @functools.cache
 def _dds() -> Any:
     """endplay's ctypes bindings of DDS (`endplay._dds`), loaded alone: importing them the
@@ -181,7 +188,7 @@ def _dds() -> Any:
             raise
     # endplay wraps neither SetResources nor its arguments; DDS re-sizes its threads' memory
     # on the call (maxThreads 0: as many threads as cores).
-    dds._dll.SetResources(DDS_MEMORY_MB, 0)
+    dds._dll.SetResources(dds_memory_mb(), 0)
     return dds
 
 

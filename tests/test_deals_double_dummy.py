@@ -14,7 +14,7 @@ from bridgeshape_mirror.deals.boards.board import Board, board
 from bridgeshape_mirror.deals.double_dummy import (
     RESULT_TABLE_TAG,
     STRAINS,
-    DDS_MEMORY_MB,
+    dds_memory_mb,
     DDTable,
     ParContract,
     Summary,
@@ -417,4 +417,4 @@ def test_dds_solves_within_its_memory_budget_not_the_machine_s_free_memory():
 
     deals = [DDS_HAND_1, DDS_HAND_3, TOP_CARDS, "N:AT942.AQ4.32.KJ3 QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652"]
     done = subprocess.run([sys.executable, "-c", GROWTH_PROBE, *deals], check=True, capture_output=True, text=True)
-    assert int(done.stdout.split()[-1]) < DDS_MEMORY_MB
+    assert int(done.stdout.split()[-1]) < dds_memory_mb()
