@@ -235,6 +235,8 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
             if dd.computed:  # the final publish, with the tables just made
                 cache, result = mirror.publish(dd, cache.next_pass(published_manifest(settings.out)))
         report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
+        # `result` is the final publish's (the first, when the budget made no table), counted
+        # from the mirror before the run; what follows is done once, after it.
         result = since(before_run, result)
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
