@@ -9,7 +9,8 @@ out from the table when a board's files are written.
 - `solve` runs DDS's multi-deal call (`CalcAllTables`, threads over deals and strains, so
   both cores work) on up to `BATCH_LIMIT` deals at a time; a deal DDS fails on, or whose
   table breaks what every table obeys (`DDTable`: never published, never stored), comes back
-  as `None` and the others are kept.
+  as `None` and the others are kept; `solved` streams batches through one DDS thread, a batch
+  ahead of its reader (`deals --dd`).
 - `par` is DDS's dealer par of a table for a board: the opener deals (SEMANTICS 3), the
   score is written from the opener's side, the contracts name their declarer's role.
 - `pbn_tags` writes PBN's `OptimumScore`, `ParContract` and `OptimumResultTable` in the
