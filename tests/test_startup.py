@@ -163,6 +163,7 @@ def test_a_deal_with_its_table_loads_dds_alone_not_endplay_s_dealer_nor_matplotl
     assert "endplay._dds" in loaded  # it did solve
     assert not {name for name in loaded if name.split(".")[0] == "matplotlib" or name.startswith("endplay.dealer")}
     assert "endplay" not in loaded
+    assert "tqdm" not in loaded  # its bar is for a terminal only (tests/test_deals_double_dummy.py)
 
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample-wiki.xml"

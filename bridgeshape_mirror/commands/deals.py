@@ -117,13 +117,13 @@ class _DoubleDummy:
         """`streams` as the writer reads them, each batch solved before the writer has it
         (DDS solving the next meanwhile: `deals.double_dummy.solved`), with a progress bar
         of the deals solved on standard error when it is a terminal."""
-        from tqdm import tqdm
-
         from bridgeshape_mirror.deals.double_dummy import dds_thread
 
         self._thread = dds_thread()
-        total = sum(s.count for s in streams)
-        self._progress = tqdm(total=total, unit="deal", desc="double dummy", file=sys.stderr, disable=not sys.stderr.isatty())
+        if sys.stderr.isatty():  # tqdm only then: its import is 16 ms of a one-deal run
+            from tqdm import tqdm
+
+            self._progress = tqdm(total=sum(s.count for s in streams), unit="deal", desc="double dummy", file=sys.stderr)
         # A window of batches: a board is written at most a batch of each scenario after
         # its own was solved (`board_chunks` takes the scenarios in turn).
         self._window = 3 * len(streams) + 2
@@ -158,7 +158,8 @@ class _DoubleDummy:
                     if self._in_window[pbn] <= 0:  # a deal dealt twice keeps its table while either is held
                         del self._in_window[pbn]
                         self.tables.pop(pbn, None)
-            self._progress.update(len(rows))
+            if self._progress is not None:
+                self._progress.update(len(rows))
             yield rows
 
     def close(self) -> None:
