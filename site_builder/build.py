@@ -287,7 +287,7 @@ class _Mirror:
         """Render every file with the tables of `dd` (the page files `cache` allows are
         linked) and publish them atomically."""
         report = self.report
-        report.faults, report.skipped_titles = list(self.dealt_faults), []
+        report.faults = list(self.dealt_faults)
         refusal = read_refusal(self.store.path)
         report.status = replace(freshness(self.store, self.analyses, refusal), dd=_dd_counts(dd))
         rendered = self.progress.stage("build: pages rendered", "page", len(self.analyses))
@@ -499,8 +499,9 @@ def render_files(
             targets[path] = TitleTarget(a.page.title, a.page.namespace, document)
         else:
             problem, other = titles.refused[a.page.page_id]
-            log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
-            report.skipped_titles.append(a.page.title)
+            if a.page.title not in report.skipped_titles:  # said once a build, whichever publish
+                log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
+                report.skipped_titles.append(a.page.title)
     redirected = [
         (title, namespace, titles.paths[page_id])
         for page_id, pairs in (redirects or {}).items()
