@@ -341,6 +341,34 @@ def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
         assert '[OptimumScore "NS ' in game and "[ParContract " in game
 
 
+def _fake_table(pbn: str) -> DDTable:
+    # 1 to 12 tricks everywhere obeys every table's rules; each deal its own.
+    import hashlib
+
+    return DDTable(tuple(1 + b % 12 for b in hashlib.sha256(pbn.encode()).digest()[:20]))
+
+
+def test_every_streamed_deal_gets_its_own_table_past_the_window_of_held_batches(monkeypatch):
+    import bridgeshape_mirror.deals.double_dummy as dd
+    from support.cli import run
+
+    batches: list[int] = []
+
+    def fake_solve(pbns):
+        batches.append(len(pbns))
+        return [_fake_table(pbn) for pbn in pbns]
+
+    monkeypatch.setattr(dd, "solve", fake_solve)
+    code, out, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "150", "--dd")
+    assert code == 0
+    deals = [d for s in json.loads(out)["scenarios"] for d in s["deals"]]
+    assert len(deals) == 300 and len(batches) > 8  # more batches than the two streams' window holds
+    assert max(batches) == 40 and batches[0] == 4
+    for deal in deals:
+        table = _fake_table(deal["pbn"])
+        assert deal["dd"] == table.to_json() and deal["par"] == par(table, board(deal["board"])).to_json()
+
+
 def _deals_command(*argv: str) -> list[str]:
     import sys
 
