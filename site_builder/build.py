@@ -230,10 +230,12 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
             mirror = _Mirror(store, analyses, deals, site, lang, settings, report, history, workers, progress)
             # The first publish: every deal, with the tables the store has; the others wait.
             dd = dd_run.stored(store, deals)
-            cache, result = mirror.publish(dd, RenderCache(history.renders(), before_run))
+            cache = RenderCache(history.renders(), before_run)
+            result = mirror.publish(dd, cache)
             dd = dd_run.fill(store, dd, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
             if dd.computed:  # the final publish, with the tables just made
-                cache, result = mirror.publish(dd, cache.next_pass(published_manifest(settings.out)))
+                cache = cache.next_pass(published_manifest(settings.out))
+                result = mirror.publish(dd, cache)
         report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
         # `result` is the final publish's (the first, when the budget made no table), counted
         # from the mirror before the run; what follows is done once, after it.
@@ -283,7 +285,7 @@ class _Mirror:
     def __post_init__(self) -> None:
         self.dealt_faults = list(self.report.faults)
 
-    def publish(self, dd: dd_run.DDRun, cache: RenderCache) -> tuple[RenderCache, PublishResult]:
+    def publish(self, dd: dd_run.DDRun, cache: RenderCache) -> PublishResult:
         """Render every file with the tables of `dd` (the page files `cache` allows are
         linked) and publish them atomically."""
         report = self.report
@@ -295,7 +297,7 @@ class _Mirror:
             self.analyses, self.deals, WikiLinks(self.site), self.settings, report, cache, self.history.last_status(),
             rendered, self.store.redirects(), self.lang, dd, self.workers,
         )
-        return cache, publish(self.settings.out, files, self.progress.stage("build: files published", "file", len(files)))
+        return publish(self.settings.out, files, self.progress.stage("build: files published", "file", len(files)))
 
 
 def site_language(settings: BuildSettings, site: SiteInfo) -> str:
