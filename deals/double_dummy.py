@@ -9,7 +9,8 @@ out from the table when a board's files are written.
 - `solve` runs DDS's multi-deal call (`CalcAllTables`, threads over deals and strains, so
   both cores work) on up to `BATCH_LIMIT` deals at a time; a deal DDS fails on, or whose
   table breaks what every table obeys (`DDTable`: never published, never stored), comes back
-  as `None` and the others are kept.
+  as `None` and the others are kept; `solved` streams batches through one DDS thread, a batch
+  ahead of its reader (`deals --dd`).
 - `par` is DDS's dealer par of a table for a board: the opener deals (SEMANTICS 3), the
   score is written from the opener's side, the contracts name their declarer's role.
 - `pbn_tags` writes PBN's `OptimumScore`, `ParContract` and `OptimumResultTable` in the
@@ -19,7 +20,9 @@ out from the table when a board's files are written.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,12 +40,14 @@ BATCH_LIMIT = 40
 #: Tricks a game needs in each strain (3NT, 4 of a major, 5 of a minor), and a small slam.
 GAME_TRICKS: dict[str, int] = {"NT": 9, "S": 10, "H": 10, "D": 11, "C": 11}
 SLAM_TRICKS = 12
-#: The memory DDS may give its transposition tables, all threads together (MB). Left to
-#: itself (endplay's `SetMaxThreads(0)`) it sizes them from the machine's free memory, and a
-#: build's process grew by about 190 MB to 300 MB while solving; at this size it grows by
-#: about 20 MB, at the same tables/s within this machine's noise (16 deals, 3 rounds
-#: alternating with the default, load average 5: 40.6 s against 44.8 s).
-DDS_MEMORY_MB = 60
+#: The memory DDS may give its transposition tables, per core (MB). DDS (2.9) takes 1.3
+#: times the bound it is given and gives each thread (one per core) a large table (160 MB at
+#: most) while that holds one per thread, else small ones (30 MB; some threads large when it
+#: holds some): at this much a core every thread has a large table, as endplay's own set-up
+#: (`SetMaxThreads(0)`, sized from the machine's memory) gives, and DDS's speed; small tables
+#: cost a third to a half of it (benchmarks/dd_bench.py, docs/BENCHMARKS.md). A process
+#: grows by about 120 MB a core while solving.
+DDS_MEMORY_MB_PER_CORE = 125
 
 # DDS's own numbering: strains S H D C NT in its tables, NT S H D C in par contracts.
 _DDS_TABLE_STRAIN = {strain: (4 if strain == "NT" else SUIT_LETTERS.index(strain)) for strain in STRAINS}
@@ -147,19 +152,45 @@ class ParResult:
         }
 
 
-def _dds():
-    # endplay loads DDS's shared library (and starts its threads) on import: only when solving.
-    import endplay._dds as dds
-
-    _limit_memory(dds)
-    return dds
+def dds_memory_mb() -> int:
+    """The bound on DDS's memory, all threads together (MB)."""
+    return DDS_MEMORY_MB_PER_CORE * (os.cpu_count() or 1)
 
 
 @functools.cache
-def _limit_memory(dds: Any) -> None:
+def _dds() -> Any:
+    """endplay's ctypes bindings of DDS (`endplay._dds`), loaded alone: importing them the
+    usual way runs endplay's `__init__`, which loads its dealer and matplotlib (a second of
+    imports, and matplotlib writes its configuration folder under the home). The module
+    loads DDS's shared library (and starts its threads) when it runs: only when solving."""
+    import importlib.util
+    import sys
+
+    name = "endplay._dds"
+    dds = sys.modules.get(name)
+    if dds is None:
+        # find_spec of a top-level package finds it without running it
+        package = importlib.util.find_spec("endplay")
+        if package is None or not package.submodule_search_locations:
+            raise ImportError("endplay (which ships DDS) is not installed")
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(next(iter(package.submodule_search_locations)), "_dds", "__init__.py")
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError("endplay's DDS bindings (endplay/_dds) are missing")
+        dds = importlib.util.module_from_spec(spec)
+        # Under its own name, so that endplay, when something imports it later, finds it
+        # loaded and does not load it again (its load resets DDS's threads and memory).
+        sys.modules[name] = dds
+        try:
+            spec.loader.exec_module(dds)
+        except BaseException:
+            del sys.modules[name]
+            raise
     # endplay wraps neither SetResources nor its arguments; DDS re-sizes its threads' memory
-    # on the call (maxThreads 0: as many threads as cores, as before).
-    dds._dll.SetResources(DDS_MEMORY_MB, 0)
+    # on the call (maxThreads 0: as many threads as cores).
+    dds._dll.SetResources(dds_memory_mb(), 0)
+    return dds
 
 
 def _cards(pbn: str):
@@ -215,6 +246,33 @@ def solve(pbns: Sequence[str]) -> list[DDTable | None]:
         except (DoubleDummyError, ValueError, KeyError):
             out.extend(_one_by_one(batch))
     return out
+
+
+def dds_thread() -> Executor:
+    """The thread that runs a stream's DDS calls (`solved`): one for the whole process, as
+    DDS solves one call at a time (two calls at once crash it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="dds")
+
+
+def solved(batches: Iterable[Sequence[str]], thread: Executor) -> Iterator[list[DDTable | None]]:
+    """`solve` of each of `batches` (each at most `BATCH_LIMIT` deals), in order, as a stream:
+    DDS solves on `thread` (`dds_thread`; ctypes lets the GIL go during its calls), the next
+    batch given to it before the caller is handed the one before (but for the first), so DDS
+    does not wait for the caller's writing while the caller keeps up; at most two batches
+    are held."""
+    ahead = None
+    for n, batch in enumerate(batches):
+        submitted = thread.submit(solve, batch)
+        if ahead is not None:
+            yield ahead.result()
+        ahead = submitted
+        if n == 0:  # the first at once, alone: the first boards of every stream wait for no other batch
+            yield ahead.result()
+            ahead = None
+    if ahead is not None:
+        yield ahead.result()
 
 
 def _one_by_one(pbns: Sequence[str]) -> list[DDTable | None]:

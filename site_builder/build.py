@@ -4,9 +4,11 @@ Steps: analyse every page (valid, stale, broken, no constraints) against what th
 build remembered; draw deals for each served scenario (or reuse those drawn for the same
 revision, count and seed); render every file in memory, but for the page files made from
 exactly what the published ones were made from (`render_cache`: those are linked as they
-are); publish (a no-op when nothing changed); then remember this build's page history,
-deals and page-file keys. A failure before the publish leaves the published mirror and the
-history as they were.
+are), with the double-dummy tables already stored; publish (a no-op when nothing changed),
+so a new wiki's mirror is out in seconds; then spend the double-dummy budget on the deals
+without a table and, when it made any, render and publish again (the final publish); then
+remember this build's page history, deals and page-file keys. A failure before the final
+publish leaves the history as it was (the next run does the same work again).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from .html import compile_templates, highlight, render
 from .manifest import manifest_document
 from .object_store import BucketPublishResult, BucketTarget, publish_folder, record_path
 from .page_files import STATUS_TEXT, urls
-from .publish import PublishError, Reused, current_version, publish, published_manifest
+from .publish import PublishError, PublishResult, Reused, current_version, publish, published_manifest, since
 from .render_cache import RenderCache, page_key
 from .sampling import SampleJob, sample_job_isolated, sample_jobs, schedule
 from .status import DoubleDummyCounts, Freshness, content_key, freshness, settle
@@ -235,18 +237,22 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         feed_events = [*report_events.recent(), *new_events]
         if not settings.allow_removals:
             _check_removals(settings.out, analyses, state_path)
+        before_run = published_manifest(settings.out)
         with Workers(_workers()) as workers:
             deals, used = _deals(analyses, history, settings, report, progress, workers, lambda: _compile_templates(lang))
-            dd = dd_run.analyse(store, deals, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
-            report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
-            cache = RenderCache(history.renders(), published_manifest(settings.out))
-            report.status = replace(freshness(store, analyses, read_refusal(state_path)), dd=_dd_counts(dd))
-            rendered = progress.stage("build: pages rendered", "page", len(analyses))
-            files = render_files(
-                analyses, deals, WikiLinks(site), settings, report, cache, history.last_status(), rendered,
-                store.redirects(), lang, dd, workers, feed_events,
-            )
-        result = publish(settings.out, files, progress.stage("build: files published", "file", len(files)))
+            mirror = _Mirror(store, analyses, deals, site, lang, settings, report, history, workers, progress, feed_events)
+            # The first publish: every deal, with the tables the store has; the others wait.
+            dd = dd_run.stored(store, deals)
+            cache = RenderCache(history.renders(), before_run)
+            result = mirror.publish(dd, cache)
+            dd = dd_run.fill(store, dd, settings.dd_budget, progress.stage("build: double-dummy tables", "deal"))
+            if dd.computed:  # the final publish, with the tables just made
+                cache = cache.next_pass(published_manifest(settings.out))
+                result = mirror.publish(dd, cache)
+        report.dd_computed, report.dd_failed, report.dd_waiting, report.dd_seconds = dd.computed, dd.failed, dd.waiting, dd.seconds
+        # `result` is the final publish's (the first, when the budget made no table), counted
+        # from the mirror before the run; what follows is done once, after it.
+        result = since(before_run, result)
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
         history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
         report_events.record(new_events)
@@ -270,6 +276,44 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
     report.changed, report.written, report.linked, report.removed = result.changed, result.written, result.linked, result.removed
     log_faults(report.faults)
     return report
+
+
+@dataclass
+class _Mirror:
+    """What rendering and publishing the mirror takes, but the tables: a build publishes
+    once with the stored tables, and again when its budget made new ones."""
+
+    store: StateStore
+    analyses: list[PageAnalysis]
+    deals: dict[int, list[ScenarioDeals]]
+    site: SiteInfo
+    lang: str
+    settings: BuildSettings
+    report: BuildReport
+    history: History
+    workers: Workers
+    progress: Progress
+    #: The report's feed entries: those remembered and this build's (recorded once, after the final publish).
+    feed_events: list[ReportEvent]
+    #: The faults of the build before rendering (dealing's): each render adds its own to them.
+    dealt_faults: list[Fault] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.dealt_faults = list(self.report.faults)
+
+    def publish(self, dd: dd_run.DDRun, cache: RenderCache) -> PublishResult:
+        """Render every file with the tables of `dd` (the page files `cache` allows are
+        linked) and publish them atomically."""
+        report = self.report
+        report.faults = list(self.dealt_faults)
+        refusal = read_refusal(self.store.path)
+        report.status = replace(freshness(self.store, self.analyses, refusal), dd=_dd_counts(dd))
+        rendered = self.progress.stage("build: pages rendered", "page", len(self.analyses))
+        files = render_files(
+            self.analyses, self.deals, WikiLinks(self.site), self.settings, report, cache, self.history.last_status(),
+            rendered, self.store.redirects(), self.lang, dd, self.workers, self.feed_events,
+        )
+        return publish(self.settings.out, files, self.progress.stage("build: files published", "file", len(files)))
 
 
 def site_language(settings: BuildSettings, site: SiteInfo) -> str:
@@ -487,8 +531,9 @@ def render_files(
             targets[path] = TitleTarget(a.page.title, a.page.namespace, document)
         else:
             problem, other = titles.refused[a.page.page_id]
-            log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
-            report.skipped_titles.append(a.page.title)
+            if a.page.title not in report.skipped_titles:  # said once a build, whichever publish
+                log.warning("the title %.200r has no file (%s%.200s); it is served by page id only", a.page.title, problem.value, f" with {other!r}" if other else "")
+                report.skipped_titles.append(a.page.title)
     redirected = [
         (title, namespace, titles.paths[page_id])
         for page_id, pairs in (redirects or {}).items()

@@ -5,7 +5,8 @@ A table is computed once per deal and kept in the state store (`store.dd_tables`
 spends at most `budget` seconds of DDS on deals that have none, page by page (pages in id
 order, each page's deals in board order), in batches that keep both cores busy. A deal not
 reached is published without `dd` and `par` and waits for a later run, so the first build of
-a large wiki never holds cron for long. Batches are sized from the time the run's earlier
+a large wiki never holds cron for long. The build publishes the deals with the tables
+already stored (`stored`) before it solves any (`fill`), then publishes again. Batches are sized from the time the run's earlier
 ones took, each to fill half the time left (the rate varies from deal to deal and with
 the machine's load), so the budget is passed only when a batch takes more than twice its
 estimate; a batch is never cut short (DDS cannot be stopped midway).
@@ -52,6 +53,8 @@ class DDRun:
     failed: int = 0
     waiting: int = 0
     seconds: float = 0.0
+    #: The deals without a table, in the order they are solved.
+    pending: tuple[str, ...] = ()
 
     def page(self, outcomes: Iterable[ScenarioDeals]) -> PageDD:
         """What the files of one page say: per deal its table and par on its board."""
@@ -112,6 +115,35 @@ class PageDD:
         return tags
 
 
+def stored(store: StateStore, deals: Mapping[int, list[ScenarioDeals]]) -> DDRun:
+    """The stored tables of every deal in `deals` (by page id), no DDS: what the first
+    publish shows; the deals without one wait, in the order `fill` takes them."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for page_id in sorted(deals):
+        for bd in page_boards((o.index, o.label, o.deals) for o in deals[page_id]):
+            if bd.pbn not in seen:
+                seen.add(bd.pbn)
+                order.append(bd.pbn)
+    tables = DDTables(store).find(order)
+    pending = tuple(pbn for pbn in order if pbn not in tables)
+    return DDRun(tables, waiting=len(pending), pending=pending)
+
+
+def fill(
+    store: StateStore,
+    run: DDRun,
+    budget: float,
+    counted: Callable[[int], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> DDRun:
+    """`run` with new tables for its waiting deals, for at most `budget` seconds (0: none)."""
+    tables = dict(run.tables)
+    computed, failed, spent = _compute(DDTables(store), list(run.pending), budget, tables, counted or (lambda n: None), clock)
+    pending = tuple(pbn for pbn in run.pending if pbn not in tables)
+    return DDRun(tables, computed, failed, len(pending), spent, pending)
+
+
 def analyse(
     store: StateStore,
     deals: Mapping[int, list[ScenarioDeals]],
@@ -121,18 +153,7 @@ def analyse(
 ) -> DDRun:
     """The stored tables of every deal in `deals` (by page id), and new ones for at most
     `budget` seconds (0: none)."""
-    order: list[str] = []
-    seen: set[str] = set()
-    for page_id in sorted(deals):
-        for bd in page_boards((o.index, o.label, o.deals) for o in deals[page_id]):
-            if bd.pbn not in seen:
-                seen.add(bd.pbn)
-                order.append(bd.pbn)
-    kept = DDTables(store)
-    tables = kept.find(order)
-    pending = [pbn for pbn in order if pbn not in tables]
-    computed, failed, spent = _compute(kept, pending, budget, tables, counted or (lambda n: None), clock)
-    return DDRun(tables, computed, failed, len(order) - len(tables), spent)
+    return fill(store, stored(store, deals), budget, counted, clock)
 
 
 def forget_unpublished(store: StateStore, deals: Mapping[int, list[ScenarioDeals]]) -> None:

@@ -177,6 +177,16 @@ def _publish(
     return PublishResult(True, written, linked, removed, version)
 
 
+def since(before: Mapping[str, str], result: PublishResult) -> PublishResult:
+    """`result`, the last of a build's publishes, counted against the mirror published before
+    the build (its manifest `before`), as one publish from it would be."""
+    after = _manifest(result.version)
+    if after == before:
+        return PublishResult(False, 0, 0, 0, result.version)
+    written = sum(1 for path, digest in after.items() if before.get(path) != digest)
+    return PublishResult(True, written, len(after) - written, len(before.keys() - after.keys()), result.version)
+
+
 def _collect_garbage(out: Path, keep: Path) -> None:
     """Delete half-written versions (no manifest: a killed build) and all complete old
     versions but the newest `KEEP_OLD`; the published one always stays."""

@@ -96,7 +96,16 @@ class RenderCache:
         self._published = published
         #: path -> (key, digest) of this build, to remember for the next
         self.now: dict[str, tuple[str, str]] = {}
+        #: Files reused from the mirror before the build (`next_pass` counts none twice).
         self.reused = 0
+        self._rendered: set[str] = set()
+
+    def next_pass(self, published: dict[str, str]) -> RenderCache:
+        """The cache of the build's next render, once this one's files are published as
+        `published`: a file rendered by either render counts as rendered."""
+        after = RenderCache(self.now, published)
+        after._rendered = set(self._rendered)
+        return after
 
     def reusable(self, path: PurePosixPath, key: str) -> str | None:
         """The published digest of `path` when its bytes are what `key` renders, else None."""
@@ -104,9 +113,11 @@ class RenderCache:
         if remembered is None or remembered[0] != key or self._published.get(str(path)) != remembered[1]:
             return None
         self.now[str(path)] = remembered
-        self.reused += 1
+        if str(path) not in self._rendered:
+            self.reused += 1
         return remembered[1]
 
     def rendered(self, path: PurePosixPath, key: str, data: bytes) -> bytes:
+        self._rendered.add(str(path))
         self.now[str(path)] = (key, hashlib.sha256(data).hexdigest())
         return data

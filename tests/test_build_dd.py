@@ -87,6 +87,39 @@ def test_every_deal_gets_its_table_and_par_in_every_file(state, tmp_path):
     assert "double dummy: 0 new tables, 0 deals wait" not in again.summary()
 
 
+def mirror_files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def test_the_mirror_is_published_before_any_table_is_solved_then_again_with_them(state, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real = double_dummy.solve
+    during: list[tuple[dict, list[dict], dict[str, bytes]]] = []
+
+    def solve_after_looking(pbns):
+        if not during:  # what the mirror shows while DDS works on its first batch
+            during.append((json.loads((out / "api/status.json").read_text()), deals_documents(out), mirror_files(out)))
+        return real(pbns)
+
+    monkeypatch.setattr(double_dummy, "solve", solve_after_looking)
+    report = build(state, BuildSettings(out=out, deals=2))
+    [(status, documents, first_files)] = during
+    assert status["doubleDummy"] == {"analysed": 0, "waiting": 4}
+    assert "api/list.json" in first_files and all(validate("deals.json", doc) is None for doc in documents)
+    dealt = [d for doc in documents for s in doc["scenarios"] for d in s["deals"]]
+    assert len(dealt) == 4 and all("dd" not in d and "par" not in d for d in dealt)
+    # The final publish: the same deals with their tables, and one summary of the run.
+    final = [d for doc in deals_documents(out) for s in doc["scenarios"] for d in s["deals"]]
+    assert [d["pbn"] for d in final] == [d["pbn"] for d in dealt] and all("dd" in d and "par" in d for d in final)
+    assert (report.dd_computed, report.dd_waiting, report.changed) == (4, 0, True)
+    assert "\n" not in report.summary() and "double dummy: 4 new tables, 0 deals wait" in report.summary()
+    assert report.written == len(mirror_files(out)) - 1  # every file new but the manifest, as in one publish
+    # What one publish of the same deals and tables makes, in a folder of its own.
+    alone = tmp_path / "alone"
+    assert build(state, BuildSettings(out=alone, deals=2)).dd_computed == 0
+    assert mirror_files(alone) == mirror_files(out)
+
+
 def test_deals_past_the_budget_wait_and_later_runs_fill_them_in(state, tmp_path, monkeypatch):
     out = tmp_path / "out"
     first = build(state, BuildSettings(out=out, deals=2, dd_budget=0))

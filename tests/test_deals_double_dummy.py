@@ -14,7 +14,7 @@ from bridgeshape_mirror.deals.boards.board import Board, board
 from bridgeshape_mirror.deals.double_dummy import (
     RESULT_TABLE_TAG,
     STRAINS,
-    DDS_MEMORY_MB,
+    dds_memory_mb,
     DDTable,
     ParContract,
     Summary,
@@ -341,16 +341,99 @@ def test_deals_command_adds_tables_and_par_to_json_and_pbn(monkeypatch):
         assert '[OptimumScore "NS ' in game and "[ParContract " in game
 
 
+def _fake_table(pbn: str) -> DDTable:
+    # 1 to 12 tricks everywhere obeys every table's rules; each deal its own.
+    import hashlib
+
+    return DDTable(tuple(1 + b % 12 for b in hashlib.sha256(pbn.encode()).digest()[:20]))
+
+
+def test_every_streamed_deal_gets_its_own_table_past_the_window_of_held_batches(monkeypatch):
+    import bridgeshape_mirror.deals.double_dummy as dd
+    from support.cli import run
+
+    batches: list[int] = []
+
+    def fake_solve(pbns):
+        batches.append(len(pbns))
+        return [_fake_table(pbn) for pbn in pbns]
+
+    monkeypatch.setattr(dd, "solve", fake_solve)
+    code, out, _ = run(monkeypatch, TWO_SCENARIOS, "--count", "150", "--dd")
+    assert code == 0
+    deals = [d for s in json.loads(out)["scenarios"] for d in s["deals"]]
+    assert len(deals) == 300 and len(batches) > 8  # more batches than the two streams' window holds
+    assert max(batches) == 40 and batches[0] == 4
+    for deal in deals:
+        table = _fake_table(deal["pbn"])
+        assert deal["dd"] == table.to_json() and deal["par"] == par(table, board(deal["board"])).to_json()
+
+
+def _deals_command(*argv: str) -> list[str]:
+    import sys
+
+    return [sys.executable, "-c", "import sys\nfrom bridgeshape_mirror.cli import main\nsys.exit(main(sys.argv[1:]))", "deals", *argv]
+
+
+def test_deals_with_tables_are_written_as_they_are_solved(tmp_path):
+    import select
+    import subprocess
+    import time
+
+    # Far more deals than the test waits for: the first boards come while DDS works on the rest.
+    run = subprocess.Popen(_deals_command(TWO_SCENARIOS, "--dd", "--count", "2000", "--format", "pbn"), stdout=subprocess.PIPE, cwd=tmp_path)
+    try:
+        text, deadline = b"", time.monotonic() + 60  # minutes, were all the deals held to the end
+        while text.count(b"[OptimumResultTable ") < 2 or not text.endswith(b"\r\n"):
+            assert select.select([run.stdout], [], [], max(0.0, deadline - time.monotonic()))[0], "no boards within a minute"
+            more = run.stdout.read1(65536)
+            assert more, "the command ended before its first boards"
+            text += more
+        assert run.poll() is None  # still solving
+    finally:
+        run.kill()
+        run.wait()
+    first = text.decode("ascii").split("\r\n\r\n")[0]
+    assert '[Board "1"]' in first and "[OptimumScore " in first and first.count("\r\nN ") == 5
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path):
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    piped = subprocess.run(_deals_command(TWO_SCENARIOS, "--dd", "--count", "3", "--format", "pbn"), capture_output=True, cwd=tmp_path)
+    assert piped.returncode == 0 and piped.stderr == b""
+    assert piped.stdout.count(b"[OptimumResultTable ") == 6
+    terminal, other_end = pty.openpty()
+    fcntl.ioctl(other_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a new one has 0 columns
+    with subprocess.Popen(_deals_command(TWO_SCENARIOS, "--dd", "--count", "3", "--format", "json"), stdout=subprocess.DEVNULL, stderr=other_end, cwd=tmp_path) as run:
+        os.close(other_end)
+        drawn = b""
+        while True:
+            try:
+                more = os.read(terminal, 4096)
+            except OSError:  # the command closed its end
+                break
+            if not more:
+                break
+            drawn += more
+    os.close(terminal)
+    assert run.returncode == 0
+    assert b"double dummy: 100%" in drawn and b"6/6" in drawn
+
+
 GROWTH_PROBE = """
 import sys
 import bridgeshape_mirror.deals.double_dummy as dd
-if sys.argv[1] == "unlimited":
-    dd._limit_memory = lambda dds: None
 dd._dds()  # endplay's own start-up allocation, before the measure
 def rss_mb():
     return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
 before = rss_mb()
-dd.solve_batch(sys.argv[2:])
+dd.solve_batch(sys.argv[1:])
 print(rss_mb() - before)
 """
 
@@ -361,5 +444,5 @@ def test_dds_solves_within_its_memory_budget_not_the_machine_s_free_memory():
     import sys
 
     deals = [DDS_HAND_1, DDS_HAND_3, TOP_CARDS, "N:AT942.AQ4.32.KJ3 QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652"]
-    done = subprocess.run([sys.executable, "-c", GROWTH_PROBE, "limited", *deals], check=True, capture_output=True, text=True)
-    assert int(done.stdout.split()[-1]) < DDS_MEMORY_MB
+    done = subprocess.run([sys.executable, "-c", GROWTH_PROBE, *deals], check=True, capture_output=True, text=True)
+    assert int(done.stdout.split()[-1]) < dds_memory_mb()

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +155,35 @@ def test_a_count_read_from_disk_loads_none_of_the_modules_that_count_it(tmp_path
     assert first == second == 0
     assert counted & counting  # the first run counted
     assert not read & counting
+
+
+def test_a_deal_with_its_table_loads_dds_alone_not_endplay_s_dealer_nor_matplotlib():
+    run = "from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1', '--dd']) == 0"
+    loaded = loaded_by(run)
+    assert "endplay._dds" in loaded  # it did solve
+    assert not {name for name in loaded if name.split(".")[0] == "matplotlib" or name.startswith("endplay.dealer")}
+    assert "endplay" not in loaded
+    assert "tqdm" not in loaded  # its bar is for a terminal only (tests/test_deals_double_dummy.py)
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample-wiki.xml"
+
+
+def test_no_command_writes_under_the_home_or_the_configuration_folder(tmp_path):
+    home, config, cache, work = (tmp_path / name for name in ("home", "config", "cache", "work"))
+    for folder in (home, config, work):
+        folder.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "MPLCONFIGDIR"}
+    env |= {"HOME": str(home), "XDG_CONFIG_HOME": str(config), "XDG_CACHE_HOME": str(cache)}
+    script = "import sys\nfrom bridgeshape_mirror.cli import main\nsys.exit(main(sys.argv[1:]))"
+    commands = [
+        ["deals", "opener hcp:12+ H:5+", "--count", "2", "--dd", "--format", "pbn"],
+        ["export", "opener hcp:12+ H:5+", "--to", "dealer"],
+        # The sample wiki synced and built with a budget that solves some of its tables.
+        ["update", "--dump", str(SAMPLE), "--state", str(work / "s.sqlite"), "--out", str(work / "out"), "--dd-budget", "1", "-q"],
+    ]
+    for argv in commands:
+        done = subprocess.run([sys.executable, "-c", script, *argv], cwd=work, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, (argv, done.stderr)
+    assert json.loads((work / "out" / "api" / "status.json").read_text())["doubleDummy"]["analysed"] > 0
+    assert list(home.iterdir()) == [] and list(config.iterdir()) == []

@@ -5,7 +5,9 @@ as boards numbered 1..n that take the scenarios in turn (`deals.boards.board`)."
 from __future__ import annotations
 
 import argparse
+import collections
 import sys
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from bridgeshape_mirror.deals.formats import FORMATS
@@ -14,8 +16,12 @@ from ..exit_codes import ExitCode
 from .common import at_most, chosen_scenarios, positive, seed
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    import numpy as np
+
+    from bridgeshape_mirror.deals.formats.stream import ScenarioStream
     from bridgeshape_mirror.deals.boards.board import BoardDeal
-    from bridgeshape_mirror.deals.formats import DealsWriter
     from bridgeshape_mirror.deals.outcome import ScenarioDeals
     from bridgeshape_mirror.deals.boards.pbn import PbnTag
     from bridgeshape_mirror.dsl.model import Scenario
@@ -58,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--dd", action="store_true",
         help=(
             "add each deal's double-dummy table and par (DDS; a few tables a second per core): `dd` and `par` "
-            "in JSON, the result table in PBN; deal k of the output is scored on board k's vulnerability"
+            "in JSON, the result table in PBN; deal k of the output is scored on board k's vulnerability; the deals "
+            "are written as they are solved, with a progress bar on standard error when it is a terminal"
         ),
     )
     parser.add_argument(
@@ -75,19 +82,90 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 class _DoubleDummy:
     """The tables of the deals written, and what each format adds of them, each deal on its
-    board (the format's numbering: scenarios in turn)."""
+    board (the format's numbering: scenarios in turn). Held deals (`solve`) keep every
+    table; streamed ones (`streaming`) only those of the last few batches, so memory stays
+    bounded whatever the count."""
 
     def __init__(self) -> None:
         self.tables: dict[str, object] = {}
+        self._batches: collections.deque[list[str]] = collections.deque()
+        self._in_window: collections.Counter[str] = collections.Counter()
+        self._window = 0
+        self._thread: Executor | None = None
+        self._progress = None
 
     def solve(self, pbns: tuple[str, ...]) -> None:
         from bridgeshape_mirror.deals.double_dummy import solve
 
-        for pbn, table in zip(pbns, solve(pbns)):
+        self._keep(pbns, solve(pbns))
+
+    def _keep(self, pbns: Sequence[str], tables: Sequence[object | None]) -> None:
+        for pbn, table in zip(pbns, tables):
             if table is None:
-                print(f"double dummy: DDS failed on {pbn}; written without its table", file=sys.stderr)
+                self._say(f"double dummy: DDS failed on {pbn}; written without its table")
             else:
                 self.tables[pbn] = table
+
+    def _say(self, line: str) -> None:
+        if self._progress is not None:
+            self._progress.write(line, file=sys.stderr)  # above the bar, which stays
+        else:
+            print(line, file=sys.stderr)
+
+    def streaming(self, streams: list[ScenarioStream]) -> list[ScenarioStream]:
+        """`streams` as the writer reads them, each batch solved before the writer has it
+        (DDS solving the next meanwhile: `deals.double_dummy.solved`), with a progress bar
+        of the deals solved on standard error when it is a terminal."""
+        from bridgeshape_mirror.deals.double_dummy import dds_thread
+
+        self._thread = dds_thread()
+        if sys.stderr.isatty():  # tqdm only then: its import is 16 ms of a one-deal run
+            from tqdm import tqdm
+
+            self._progress = tqdm(total=sum(s.count for s in streams), unit="deal", desc="double dummy", file=sys.stderr)
+        # A window of batches: a board is written at most a batch of each scenario after
+        # its own was solved (`board_chunks` takes the scenarios in turn).
+        self._window = 3 * len(streams) + 2
+        return [_Solved(s, self) for s in streams]
+
+    def solved_rows(self, batches: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+        """`batches` (PBN rows) cut to DDS's batches, each given back once its tables are kept."""
+        from bridgeshape_mirror.deals.boards.pbn import row_strings
+        from bridgeshape_mirror.deals.double_dummy import BATCH_LIMIT, solved
+
+        held: collections.deque[tuple[np.ndarray, list[str]]] = collections.deque()
+
+        def cut() -> Iterator[list[str]]:
+            size = FIRST_BATCH  # a few deals first, so the first boards come out at once
+            for rows in batches:
+                start = 0
+                while start < len(rows):
+                    part, size = rows[start : start + size], BATCH_LIMIT
+                    start += len(part)
+                    pbns = row_strings(part)
+                    held.append((part, pbns))
+                    yield pbns
+
+        for tables in solved(cut(), self._thread):
+            rows, pbns = held.popleft()
+            self._keep(pbns, tables)
+            self._batches.append(pbns)
+            self._in_window.update(pbns)
+            while len(self._batches) > self._window:
+                self._in_window.subtract(gone := self._batches.popleft())
+                for pbn in gone:
+                    if self._in_window[pbn] <= 0:  # a deal dealt twice keeps its table while either is held
+                        del self._in_window[pbn]
+                        self.tables.pop(pbn, None)
+            if self._progress is not None:
+                self._progress.update(len(rows))
+            yield rows
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.close()
+        if self._thread is not None:
+            self._thread.shutdown(cancel_futures=True)
 
     def options(self, name: str) -> dict[str, object]:
         return {"json": {"deal_fields": self.json_fields}, "pbn": {"extra_tags": self.pbn_tags}}.get(name, {})
@@ -104,6 +182,30 @@ class _DoubleDummy:
 
         table = self.tables.get(deal.pbn)
         return () if table is None else pbn_tags(table, deal.board)
+
+
+class _Solved:
+    """A scenario stream (`deals.formats.stream.ScenarioStream`) whose batches come solved."""
+
+    def __init__(self, stream: ScenarioStream, dd: _DoubleDummy):
+        self._stream, self._dd = stream, dd
+        self.index, self.label, self.count = stream.index, stream.label, stream.count
+
+    @property
+    def failed(self) -> ScenarioDeals | None:
+        return self._stream.failed
+
+    @property
+    def outcome(self) -> ScenarioDeals:
+        return self._stream.outcome
+
+    def rows(self) -> Iterator[np.ndarray]:
+        return self._dd.solved_rows(self._stream.rows())
+
+
+#: Deals of a stream's first DDS call (then `deals.double_dummy.BATCH_LIMIT` a call): a
+#: second's work on both cores, so the first boards do not wait for 40 tables.
+FIRST_BATCH = 4
 
 
 def _tool() -> str:
@@ -126,10 +228,9 @@ def run(args: argparse.Namespace) -> ExitCode:
     from bridgeshape_mirror.deals.drawing.rng import make_rng
 
     out = sys.stdout.buffer
-    dd = _DoubleDummy() if args.dd else None
+    # LIN has no place for tables: its deals are written as without --dd.
+    dd = _DoubleDummy() if args.dd and args.format in ("json", "pbn") else None
     writer = open_writer(args.format, out, tool=_tool, seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {}))
-    if dd:
-        return _held(writer, scenarios, args.count, args.seed, dd)
     from bridgeshape_mirror.deals.formats.stream import open_streams
 
     # Every scenario to its first batch (or why it has none) before a byte is written: the
@@ -138,28 +239,13 @@ def run(args: argparse.Namespace) -> ExitCode:
     failed = [s.failed for s in streams if s.failed]
     for outcome in failed:
         _say_no_deals(outcome)
-    writer.streamed(streams)
+    try:
+        writer.streamed(dd.streaming(streams) if dd else streams)
+    finally:
+        if dd:
+            dd.close()
     out.flush()
     return ExitCode.INVALID if failed else ExitCode.OK
-
-
-def _held(writer: DealsWriter, scenarios: list[tuple[int, Scenario]], count: int, seed: int, dd: _DoubleDummy) -> ExitCode:
-    """With --dd each scenario is dealt whole, then solved in DDS's batches, then written."""
-    from bridgeshape_mirror.deals.outcome import deal_outcome
-    from bridgeshape_mirror.deals.drawing.rng import make_rng
-
-    status = ExitCode.OK
-    writer.begin()
-    for index, scenario in scenarios:
-        outcome = deal_outcome(scenario, index, count, make_rng(seed, index))
-        dd.solve(outcome.deals)
-        if outcome.no_deals_reason:
-            _say_no_deals(outcome)
-            status = ExitCode.INVALID
-        writer.scenario(outcome)
-    writer.end()
-    sys.stdout.buffer.flush()
-    return status
 
 
 def _say_no_deals(outcome: ScenarioDeals) -> None:

@@ -24,15 +24,15 @@ import numpy as np
 from ..boards.board import board_numbers, dealers_and_vulnerabilities
 from ..boards.byte_rows import PAD, board_columns, constant, cycle_places, decimal, joined
 from ..outcome import ScenarioDeals
-from ..boards.pbn import pbn_rows
+from ..boards.pbn import pbn_rows, row_strings
 from .held import HeldDeals
 from .stream import ScenarioStream, deal_boards
 
 
 class Writer(HeldDeals):
     """`deal_fields(pbn, board)`, if given, gives more fields for a deal after its own (double
-    dummy: `dd` and `par`); `None` or `{}`: none. Those are for held outcomes (`end`);
-    `streamed` writes each deal's own fields."""
+    dummy: `dd` and `par`); `None` or `{}`: none; held or streamed (each batch then sent on,
+    flushed, once written)."""
 
     def __init__(
         self, out: BinaryIO, deal_fields: Callable[[str, int], Mapping[str, Any] | None] | None = None, **context: str
@@ -67,7 +67,11 @@ class Writer(HeldDeals):
             given = 0
             for rows in s.rows():
                 numbers = deal_boards(counts, place, given, given + len(rows))
-                self._out.write(row_lines(rows, numbers, first=given == 0))
+                if self._deal_fields is None:
+                    self._out.write(row_lines(rows, numbers, first=given == 0))
+                else:
+                    self._out.write(self._lines(row_strings(rows), numbers.tolist(), given == 0))
+                    self._out.flush()
                 given += len(rows)
             self._out.write(_tail(s.outcome, bool(given)))
         self._out.write(_END)

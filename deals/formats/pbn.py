@@ -5,8 +5,8 @@ with a `[Generator]` tag saying how to deal it again (`deals.boards.pbn` writes 
 The boards interleave the scenarios: held outcomes are written at `end`; streamed scenarios
 (`deals.formats.stream`) a chunk of boards at a time, the scenarios dealt side by side.
 `extra_tags`, given, returns supplementary tags for each board (double-dummy
-results, say), written after `[Generator]`. A levelled set's board names its class in its
-comment and in a `[Level]` tag.
+results, say), written after `[Generator]`, held or streamed. A levelled set's board names its
+class in its comment and in a `[Level]` tag.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ class Writer(HeldDeals):
         extra_tags: Callable[[BoardDeal], Sequence[PbnTag]] | None = None,
     ):
         super().__init__()
+        self._out = out
         self._text = io.TextIOWrapper(out, encoding="ascii", newline="", write_through=True)
         self._title = title
         self._tool = tool
@@ -76,19 +77,29 @@ class Writer(HeldDeals):
     def streamed(self, streams: Sequence[ScenarioStream]) -> None:
         """The file of `streams`' boards, written in order as the scenarios are dealt, each
         chunk of boards (the next deals of every scenario, in turn) as one byte table
-        (`PbnExportWriter.write_rows`). `extra_tags` are for held outcomes (`end`)."""
+        (`PbnExportWriter.write_rows`); with `extra_tags`, game by game, each chunk sent on
+        (flushed) once written, so a reader has the boards as they come."""
         pbn = PbnExportWriter(self._text)
         pbn.finish()  # the header, even when no game follows
         said_of = self._said_of([(s.index, s.label) for s in streams])
         games = [said_of[s.index, s.label] for s in streams]
         frames = [pbn.frame(*game) for game in games]
+        given = [0] * len(streams)
         for chunk in board_chunks(streams, _CHUNK):
-            if pbn.takes_rows(frames, chunk.rows):
+            if self._extra_tags is None and pbn.takes_rows(frames, chunk.rows):
                 pbn.write_rows(frames, chunk.scenario_of, chunk.numbers, chunk.rows)
                 continue
             for place, number, deal in zip(chunk.scenario_of, chunk.numbers, row_strings(chunk.rows)):
                 b = board(int(number))
-                pbn.write_game(PbnGame(b, b.turn(deal), *games[place]))
+                name, note, tags = games[place]
+                if self._extra_tags is not None:
+                    s = streams[place]
+                    tags += tuple(self._extra_tags(BoardDeal(b, s.index, s.label, given[place], deal)))
+                given[place] += 1
+                pbn.write_game(PbnGame(b, b.turn(deal), name, note, tags))
+            if self._extra_tags is not None:
+                self._text.flush()
+                self._out.flush()
         self._text.flush()
         self._text.detach()
 
