@@ -9,9 +9,7 @@ import json
 import logging
 from pathlib import Path
 
-import jsonschema
 import pytest
-from referencing import Registry, Resource
 
 import bridgeshape_mirror.deals.double_dummy as double_dummy
 from bridgeshape_mirror.cli import main
@@ -23,35 +21,18 @@ from bridgeshape_mirror.site_builder import dd_run
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.store.dd_tables import DDTables
 from bridgeshape_mirror.store.state import StateStore
-from bridgeshape_mirror.sync.dump import sync_from_dump
-from bridgeshape_mirror.sync.syncer import SyncSettings
-from support.wiki_pages import EXPORT
-
-SCHEMAS = Path(__file__).resolve().parents[1] / "site_builder" / "schemas"
-
+from support.schemas import check_schema
+from support.wiki_pages import synced_export
 
 @pytest.fixture
 def state(tmp_path) -> Path:
     """A convention page of two scenarios (their boards interleave)."""
-    export = tmp_path / "export.xml"
-    two = "opener H:5+ hcp:12-21 // major: opener S:5+ hcp:12-21; responder S:3+"
-    assert "opener H:5+ &lt;!-- ok --&gt;" in EXPORT
-    export.write_text(EXPORT.replace("opener H:5+ &lt;!-- ok --&gt;", two), encoding="utf-8")
-    path = tmp_path / "state.sqlite"
-    with StateStore(path) as store:
-        sync_from_dump(export, store, SyncSettings())
-    return path
+    return synced_export(tmp_path)
 
 
 def deals_documents(out: Path) -> list[dict]:
     return [json.loads(p.read_text(encoding="utf-8")) for p in sorted((out / "api/deals").glob("*.json"))]
 
-
-def validate(schema_name: str, document) -> None:
-    registry = Registry().with_resources(
-        (p.name, Resource.from_contents(json.loads(p.read_text()))) for p in SCHEMAS.glob("*.json")
-    )
-    jsonschema.Draft202012Validator(json.loads((SCHEMAS / schema_name).read_text()), registry=registry).validate(document)
 
 
 def test_every_deal_gets_its_table_and_par_in_every_file(state, tmp_path):
@@ -65,7 +46,7 @@ def test_every_deal_gets_its_table_and_par_in_every_file(state, tmp_path):
         expected = DDTables(store).find(pbns)
     assert len(expected) == 4
     for doc in documents:
-        validate("deals.json", doc)
+        check_schema("deals.json", doc)
         outcomes = [(s["index"], s["label"], [d["pbn"] for d in s["deals"]]) for s in doc["scenarios"]]
         for bd in page_boards(outcomes):
             deal = doc["scenarios"][bd.scenario - 1]["deals"][bd.deal_index]
@@ -80,7 +61,7 @@ def test_every_deal_gets_its_table_and_par_in_every_file(state, tmp_path):
         assert html.count('<table class="dd"') == 4 and "Par: " in html
         assert "Double dummy: game makes for the opener's side in " in html and " of 2, slam in " in html
     status = json.loads((out / "api/status.json").read_text())
-    validate("status.json", status)
+    check_schema("status.json", status)
     assert status["doubleDummy"] == {"analysed": 4, "waiting": 0}
     again = build(state, BuildSettings(out=out, deals=2, lang="en"))
     assert again.changed is False and again.dd_computed == 0
@@ -105,7 +86,7 @@ def test_the_mirror_is_published_before_any_table_is_solved_then_again_with_them
     report = build(state, BuildSettings(out=out, deals=2))
     [(status, documents, first_files)] = during
     assert status["doubleDummy"] == {"analysed": 0, "waiting": 4}
-    assert "api/list.json" in first_files and all(validate("deals.json", doc) is None for doc in documents)
+    assert "api/list.json" in first_files and all(check_schema("deals.json", doc) is None for doc in documents)
     dealt = [d for doc in documents for s in doc["scenarios"] for d in s["deals"]]
     assert len(dealt) == 4 and all("dd" not in d and "par" not in d for d in dealt)
     # The final publish: the same deals with their tables, and one summary of the run.
