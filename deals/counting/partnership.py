@@ -324,10 +324,17 @@ def _hcp_mask(rule: SeatRule, suit: int, complement_wildcard: bool) -> np.ndarra
     return mask
 
 
-def _length_vector_pairs(part: PartRules, rest: bool):
+def _length_vector_pairs(part: PartRules, rest: bool, alike: list[list[int]] | None = None):
+    """The pairs of length vectors (a's, b's) of `part`, a's in order, b's in order for each.
+    `alike`: only the pairs whose lengths of a are in order within each class of alike suits,
+    a superset of `representatives`' rows (a suit's code there is a * 14 + b), in the same
+    order: the other rows of the whole list, dropped before they are made."""
     ra, rb = part.rules
     lv = length_vectors().astype(np.int8)
     ok_a = ra.length_ok(lv)
+    if alike is not None:
+        for suits in alike:
+            ok_a &= (np.diff(lv[:, suits], axis=1) >= 0).all(axis=1)
     la_set = lv[ok_a]
     if rest:
         la = la_set.astype(np.int64)
@@ -349,7 +356,12 @@ def _length_vector_pairs(part: PartRules, rest: bool):
 @functools.lru_cache(maxsize=1024)
 def length_pairs(part: PartRules) -> int:
     """How many pairs of length vectors a partnership admits (what its count costs)."""
-    return len(_length_vector_pairs(part, False)[0])
+    if part.fits:
+        return len(_length_vector_pairs(part, False)[0])
+    # Without fits the pairs are the true entries of a table: counted, not listed.
+    lv = length_vectors().astype(np.int8)
+    ok_a, ok_b = (rule.length_ok(lv) for rule in part.rules)
+    return int(np.count_nonzero(within_thirteen()[np.ix_(ok_a, ok_b)]))
 
 
 class PairModel:
@@ -390,10 +402,11 @@ class PairModel:
         #: The seats drawn as a and b; b is -1 in rest mode (its cards are dealt out later).
         self.seats = (sa, sb if self.fit_mode else -1 if self.rest else sb)
         part_ab = PartRules((sa, sb), (ra, rb), () if self.rest else part.fits)
-        la, lb = _length_vector_pairs(part_ab, self.rest)
-        multiplicity = np.ones(len(la), dtype=np.int64)
         if alike is not None:
             assert force_pair and count_only, "orbits are for counts, not for draws"
+        la, lb = _length_vector_pairs(part_ab, self.rest, alike)
+        multiplicity = np.ones(len(la), dtype=np.int64)
+        if alike is not None:
             keep, multiplicity = representatives(la * 14 + lb, alike)
             la, lb, multiplicity = la[keep], lb[keep], multiplicity[keep]
 
