@@ -436,7 +436,7 @@ class PairModel:
                 mb = _hcp_mask(rb, k, bool(v & 2))
                 variants[k, v] = joint * ma[None, None, :, None] * mb[None, None, None, :]
         #: (4, 14, 14, 11, 11): what the sampler splits with (shared by equal models)
-        self.suit_tables = _interned(variants[:, 0])
+        self.suit_tables = None if count_only else _interned(variants[:, 0])
         self.rect = rectangle_operators(ra.hcp_lo, ra.hcp_hi, rb.hcp_lo, rb.hcp_hi)
 
         # Superset weights (wildcard HCP left out): drop pairs of vectors that weigh nothing.
@@ -530,7 +530,10 @@ class PairModel:
         f12 = self._memo_rows("12", u12, lambda keys: self._half(variants, keys, 0))
         r34 = self._memo_rows("34", u34, lambda keys: rectangle_sums(self._half(variants, keys, 2), self.rect))
         group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
-        out = grouped_dots(f12, r34, i12, i34, group) if n else np.zeros(0, dtype=np.int64)
+        # The HCP cells no half of suits 1+2 holds (a pair's HCP there is at most 20) add
+        # nothing to a dot product: left out.
+        held = np.flatnonzero(f12.any(axis=0))
+        out = grouped_dots(f12[:, held], r34[:, held], i12, i34, group) if n else np.zeros(0, dtype=np.int64)
         return out, i12, i34, u12, u34
 
     @staticmethod
