@@ -347,7 +347,7 @@ def _deals_bound() -> tuple[int, str]:
 
 
 def _seed_bound() -> tuple[int, str]:
-    from bridgeshape_mirror.store.history import SEED_LIMIT
+    from bridgeshape_mirror.store.limits import SEED_LIMIT
 
     return SEED_LIMIT, "a seed is kept as a 64-bit integer"
 

@@ -10,10 +10,6 @@ from dataclasses import dataclass
 
 from .state import StateStore
 
-#: The largest seed a build may take: it is a column of `build_deals`, and SQLite keeps
-#: integers in 64 bits (signed); a larger one would fail the run when its deals are kept.
-SEED_LIMIT = 2**63 - 1
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS build_pages (
     page_id        INTEGER PRIMARY KEY,

@@ -370,6 +370,26 @@ def test_half_tables_are_the_convolutions_whatever_the_cache_holds(monkeypatch):
         assert len(set(counting._CONV.slots.tolist())) == len(counting._CONV.slots)  # one row, one slot
 
 
+def test_half_tables_of_a_suit_s_tables_are_the_convolutions():
+    """A suit's tables hold only the HCP some split of its honours gives (the same zeros in
+    every table), so the convolution leaves the other entries out: each row is still the
+    plain convolution, entry for entry, an HCP mask's zeros included."""
+    from bridgeshape_mirror.deals.counting import partnership as counting
+    from bridgeshape_mirror.deals.counting.tables import joint_table
+
+    h = np.arange(11)
+    masked = joint_table() * ((h >= 3) & (h <= 6))[None, None, :, None]
+    tables = np.concatenate([joint_table(), masked]).reshape(392, 11, 11)
+    gen = np.random.default_rng(7)
+    kx, ky = gen.integers(0, 392, size=200), gen.integers(0, 392, size=200)
+    got = counting._convolve(tables, tables, kx, ky)
+    for row, x, y in zip(got, kx, ky):
+        want = np.zeros((21, 21), dtype=object)
+        for i, j in zip(*np.nonzero(tables[x])):
+            want[i : i + 11, j : j + 11] += int(tables[x, i, j]) * tables[y].astype(object)
+        assert (row.astype(object) == want.reshape(441)).all()
+
+
 def test_grouped_dots_are_the_dot_products_of_each_pair():
     """Dense groups (one product), a group with more distinct halves than a block, and sparse
     groups (pair by pair), against Python's integers."""

@@ -47,10 +47,11 @@ def test_a_build_worker_s_module_loads_neither_the_templates_nor_the_package_met
 
 def test_one_deal_in_json_reads_neither_lark_nor_the_package_metadata():
     # The version is printed by PBN only (its [Generator] tag, tests/test_deals_cli.py).
-    run = "from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1']) == 0"
+    run = "from bridgeshape_mirror.cli import main\nassert main(['deals', 'opener hcp:12+', '--count', '1', '--seed', '7']) == 0"
     loaded = loaded_by(run)
     assert "numpy" in loaded  # it did deal
     assert not loaded & {"lark", "regex", "importlib.metadata", "jinja2", "endplay"}
+    assert "sqlite3" not in loaded  # --seed's bound is read without the state store
 
 
 def test_validate_loads_neither_lark_nor_numpy():

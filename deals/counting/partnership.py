@@ -38,10 +38,10 @@ _T_COL = (_K * 11 + _L).ravel()
 _T_SRC = (_I * 11 + _J).ravel()
 
 
-#: The operator of a table X, transposed: T[k * 11 + l, (i + k) * 21 + (j + l)] = X[i, j], so
-#: that conv(X, Y) flattened is Y flattened times T. Its zeros are the same for every table,
-#: so one buffer is filled again for each (`_convolve`).
-_T_FLAT = _T_COL * 441 + _T_ROW
+#: The operator of a table X, transposed: T[k * 11 + l, (i + k) * 21 + (j + l)] = X[i, j] (entry
+#: `_T_COL`, `_T_ROW` of T from entry `_T_SRC` of X), so that conv(X, Y) flattened is Y
+#: flattened times T. Its zeros are the same for every table, so one buffer is filled again
+#: for each (`_convolve`).
 
 
 def rectangle_operators(lo_a: int, hi_a: int, lo_b: int, hi_b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -82,8 +82,10 @@ class _ConvCache:
     def clear(self) -> None:
         self.keys = np.zeros(0, dtype=np.int64)  # sorted codes of the rows held
         self.slots = np.zeros(0, dtype=np.int64)  # ... and where each is
-        self.rows = np.zeros((0, 441), dtype=np.int64)
-        self.stamps = np.zeros(0, dtype=np.int64)  # when each slot was last used
+        # At full size from the start: zeros the system gives untouched (no memory used
+        # until a row is written), where growing by copies wrote every row again.
+        self.rows = np.zeros((self.capacity, 441), dtype=np.int64)
+        self.stamps = np.zeros(self.capacity, dtype=np.int64)  # when each slot was last used
         self.clock = 0
 
     def ids(self, tables: list[np.ndarray]) -> np.ndarray:
@@ -109,20 +111,16 @@ class _ConvCache:
         if len(codes) > self.capacity:
             return
         held = len(self.keys)
-        free = list(range(held, min(held + len(codes), self.capacity)))
+        free = np.arange(held, min(held + len(codes), self.capacity), dtype=np.int64)
         short = len(codes) - len(free)
-        if held + len(free) > len(self.rows):  # grow by doubling, up to the capacity
-            size = min(self.capacity, max(held + len(free), 2 * len(self.rows), 64))
-            self.rows = np.concatenate([self.rows, np.zeros((size - len(self.rows), 441), dtype=np.int64)])
-            self.stamps = np.concatenate([self.stamps, np.zeros(size - len(self.stamps), dtype=np.int64)])
         self.stamps[free] = self.clock + 1  # taken now: not among the oldest to drop
         if short > 0:
             oldest = np.argpartition(self.stamps, short - 1)[:short]
             keep = ~np.isin(self.slots, oldest)
             self.keys, self.slots = self.keys[keep], self.slots[keep]
-            slots = np.concatenate([np.array(free, dtype=np.int64), oldest.astype(np.int64)])
+            slots = np.concatenate([free, oldest.astype(np.int64)])
         else:
-            slots = np.array(free, dtype=np.int64)
+            slots = free
         self.rows[slots] = rows
         self.stamps[slots] = self.clock
         keys = np.concatenate([self.keys, codes])
@@ -162,19 +160,35 @@ def _convolve(first: np.ndarray, second: np.ndarray, kx: np.ndarray, ky: np.ndar
     """`half_tables` computed: one operator per distinct table of the side with fewer, and a
     product with the other side's rows."""
     # return_counts: numpy's unique without it imports numpy.ma (18 ms of a one-deal start)
-    if len(np.unique(ky, return_counts=True)[0]) < len(np.unique(kx, return_counts=True)[0]):
-        first, second, kx, ky = second, first, ky, kx
+    ux, uy = np.unique(kx, return_counts=True)[0], np.unique(ky, return_counts=True)[0]
+    if len(uy) < len(ux):
+        first, second, kx, ky, ux, uy = second, first, ky, kx, uy, ux
     order = np.argsort(kx, kind="stable")
     bounds = np.flatnonzero(np.diff(kx[order])) + 1
     xs = first.reshape(first.shape[0], 121)
-    ys = second.reshape(second.shape[0], 121).astype(np.float64)
-    out = np.empty((len(kx), 441), dtype=np.float64)
-    buffer = np.zeros(121 * 441, dtype=np.float64)
-    operator = buffer.reshape(121, 441)  # T of the table at hand (see `_T_FLAT`)
+    ys = second.reshape(second.shape[0], 121)
+    # Only the HCP entries some table at hand holds (a suit's tables are zero wherever no
+    # split of its honours gives those HCP: 61 entries of 121), and only the sums of those:
+    # the operator's other rows multiply zeros and its other columns add none. The same
+    # terms are summed, a quarter of the products made.
+    in_x, in_y = (xs[ux] != 0).any(axis=0), (ys[uy] != 0).any(axis=0)
+    terms = in_x[_T_SRC] & in_y[_T_COL]
+    rows_in = np.flatnonzero(in_y)
+    sums = np.flatnonzero(np.bincount(_T_ROW[terms], minlength=441))
+    where_row, where_sum = np.cumsum(in_y) - 1, np.zeros(441, dtype=np.int64)
+    where_sum[sums] = np.arange(len(sums))
+    flat = where_row[_T_COL[terms]] * len(sums) + where_sum[_T_ROW[terms]]
+    source = _T_SRC[terms]
+    y_held = ys[ky][:, rows_in].astype(np.float64)
+    out = np.empty((len(kx), len(sums)), dtype=np.float64)
+    buffer = np.zeros(len(rows_in) * len(sums), dtype=np.float64)
+    operator = buffer.reshape(len(rows_in), len(sums))  # T of the table at hand, in part
     for rows in np.split(order, bounds):
-        buffer[_T_FLAT] = xs[kx[rows[0]]][_T_SRC]
-        out[rows] = ys[ky[rows]] @ operator
-    return np.rint(out).astype(np.int64)
+        buffer[flat] = xs[kx[rows[0]]][source]
+        out[rows] = y_held[rows] @ operator
+    result = np.zeros((len(kx), 441), dtype=np.int64)
+    result[:, sums] = np.rint(out)
+    return result
 
 
 _LIMB = 17
@@ -324,10 +338,17 @@ def _hcp_mask(rule: SeatRule, suit: int, complement_wildcard: bool) -> np.ndarra
     return mask
 
 
-def _length_vector_pairs(part: PartRules, rest: bool):
+def _length_vector_pairs(part: PartRules, rest: bool, alike: list[list[int]] | None = None):
+    """The pairs of length vectors (a's, b's) of `part`, a's in order, b's in order for each.
+    `alike`: only the pairs whose lengths of a are in order within each class of alike suits,
+    a superset of `representatives`' rows (a suit's code there is a * 14 + b), in the same
+    order: the other rows of the whole list, dropped before they are made."""
     ra, rb = part.rules
     lv = length_vectors().astype(np.int8)
     ok_a = ra.length_ok(lv)
+    if alike is not None:
+        for suits in alike:
+            ok_a &= (np.diff(lv[:, suits], axis=1) >= 0).all(axis=1)
     la_set = lv[ok_a]
     if rest:
         la = la_set.astype(np.int64)
@@ -349,7 +370,12 @@ def _length_vector_pairs(part: PartRules, rest: bool):
 @functools.lru_cache(maxsize=1024)
 def length_pairs(part: PartRules) -> int:
     """How many pairs of length vectors a partnership admits (what its count costs)."""
-    return len(_length_vector_pairs(part, False)[0])
+    if part.fits:
+        return len(_length_vector_pairs(part, False)[0])
+    # Without fits the pairs are the true entries of a table: counted, not listed.
+    lv = length_vectors().astype(np.int8)
+    ok_a, ok_b = (rule.length_ok(lv) for rule in part.rules)
+    return int(np.count_nonzero(within_thirteen()[np.ix_(ok_a, ok_b)]))
 
 
 class PairModel:
@@ -390,10 +416,11 @@ class PairModel:
         #: The seats drawn as a and b; b is -1 in rest mode (its cards are dealt out later).
         self.seats = (sa, sb if self.fit_mode else -1 if self.rest else sb)
         part_ab = PartRules((sa, sb), (ra, rb), () if self.rest else part.fits)
-        la, lb = _length_vector_pairs(part_ab, self.rest)
-        multiplicity = np.ones(len(la), dtype=np.int64)
         if alike is not None:
             assert force_pair and count_only, "orbits are for counts, not for draws"
+        la, lb = _length_vector_pairs(part_ab, self.rest, alike)
+        multiplicity = np.ones(len(la), dtype=np.int64)
+        if alike is not None:
             keep, multiplicity = representatives(la * 14 + lb, alike)
             la, lb, multiplicity = la[keep], lb[keep], multiplicity[keep]
 
@@ -409,7 +436,7 @@ class PairModel:
                 mb = _hcp_mask(rb, k, bool(v & 2))
                 variants[k, v] = joint * ma[None, None, :, None] * mb[None, None, None, :]
         #: (4, 14, 14, 11, 11): what the sampler splits with (shared by equal models)
-        self.suit_tables = _interned(variants[:, 0])
+        self.suit_tables = None if count_only else _interned(variants[:, 0])
         self.rect = rectangle_operators(ra.hcp_lo, ra.hcp_hi, rb.hcp_lo, rb.hcp_hi)
 
         # Superset weights (wildcard HCP left out): drop pairs of vectors that weigh nothing.
@@ -503,7 +530,10 @@ class PairModel:
         f12 = self._memo_rows("12", u12, lambda keys: self._half(variants, keys, 0))
         r34 = self._memo_rows("34", u34, lambda keys: rectangle_sums(self._half(variants, keys, 2), self.rect))
         group = (la[:, 0] + la[:, 1]) * 14 + lb[:, 0] + lb[:, 1]
-        out = grouped_dots(f12, r34, i12, i34, group) if n else np.zeros(0, dtype=np.int64)
+        # The HCP cells no half of suits 1+2 holds (a pair's HCP there is at most 20) add
+        # nothing to a dot product: left out.
+        held = np.flatnonzero(f12.any(axis=0))
+        out = grouped_dots(f12[:, held], r34[:, held], i12, i34, group) if n else np.zeros(0, dtype=np.int64)
         return out, i12, i34, u12, u34
 
     @staticmethod

@@ -185,18 +185,22 @@ def exact_cross_count(compiled: CompiledScenario) -> int | None:
 
 
 def _counted_afresh(compiled: CompiledScenario) -> int | None:
-    # The counting modules only on a miss: importing them costs more than reading the count.
-    from .column_products import column_count
-    from .crossing import cross_count
+    # Each counting module only when the ones before it decline: importing them costs more
+    # than reading the count, and most scenarios are counted by the first two.
     from .honour_placements import scenario_count
-    from .length_matrices import matrix_count
 
     count = scenario_count(compiled)  # HCP totals only: by honour placements, in milliseconds
     if count is None:
+        from .crossing import cross_count
+
         count = cross_count(compiled)
     if count is None:
+        from .column_products import column_count
+
         count = column_count(compiled)
     if count is None:
+        from .length_matrices import matrix_count
+
         count = matrix_count(compiled)
     return count
 
