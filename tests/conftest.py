@@ -32,6 +32,30 @@ def private_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
 
 
 @pytest.fixture(scope="session")
+def sample_synced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample wiki synced into a state store, once a session: copy it
+    (`sample_state`) before a test writes to it."""
+    from bridgeshape_mirror.store.state import StateStore
+    from bridgeshape_mirror.sync.dump import sync_from_dump
+    from bridgeshape_mirror.sync.syncer import SyncSettings
+
+    state = tmp_path_factory.mktemp("sample-synced") / "state.sqlite"
+    with StateStore(state) as store:
+        sync_from_dump(Path(__file__).resolve().parents[1] / "examples" / "sample-wiki.xml", store, SyncSettings())
+    return state
+
+
+@pytest.fixture
+def sample_state(sample_synced: Path, tmp_path: Path) -> Path:
+    """A copy of the synced sample wiki's state store, this test's own."""
+    import shutil
+
+    copy = tmp_path / "state.sqlite"
+    shutil.copy(sample_synced, copy)
+    return copy
+
+
+@pytest.fixture(scope="session")
 def mediawiki_installed() -> None:
     """Fails (never skips) when the real MediaWiki is missing: CI must run these tests."""
     if is_installed():

@@ -5,7 +5,6 @@ the others stay uniform; changing the setting re-deals, leaving it alone re-deal
 from __future__ import annotations
 
 import json
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -15,29 +14,15 @@ from endplay.types import Deal as EndplayDeal
 
 from bridgeshape_mirror.config import ConfigError, load
 from bridgeshape_mirror.site_builder.build import BuildSettings, build
-from bridgeshape_mirror.store.state import StateStore
-from bridgeshape_mirror.sync.dump import sync_from_dump
-from bridgeshape_mirror.sync.syncer import SyncSettings
 from support.schemas import check_schema
 
-SAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sample-wiki.xml"
 DEALS = 4
 
 
-@pytest.fixture(scope="module")
-def synced(tmp_path_factory):
-    base = tmp_path_factory.mktemp("levels")
-    state = base / "state.sqlite"
-    with StateStore(state) as store:
-        sync_from_dump(SAMPLE, store, SyncSettings())
-    return state
-
-
 @pytest.fixture
-def state(synced, tmp_path):
-    copy = tmp_path / "state.sqlite"
-    shutil.copy(synced, copy)
-    return copy
+def state(sample_state) -> Path:
+    """The synced sample wiki's state store (conftest's `sample_state`), this test's copy."""
+    return sample_state
 
 
 def deals_documents(out: Path) -> dict[str, dict]:

@@ -5,7 +5,6 @@ report as wikitext, every page's text shown literally."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,28 +16,15 @@ from bridgeshape_mirror.site_builder.build import BuildSettings, build
 from bridgeshape_mirror.site_builder.wiki_report import link, literal
 from bridgeshape_mirror.store.report_events import KEPT_EVENTS, EventKind, ReportEvent, ReportEvents
 from bridgeshape_mirror.store.state import StateStore
-from bridgeshape_mirror.sync.dump import sync_from_dump
-from bridgeshape_mirror.sync.syncer import SyncSettings
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "examples" / "sample-wiki.xml"
 #: What the sample wiki has broken, newest edit first (its revisions 1021, 1020, 1019).
 BROKEN = ["Smolen", "Roudi", "Gazzilli"]
 
 
-@pytest.fixture(scope="module")
-def synced(tmp_path_factory) -> Path:
-    state = tmp_path_factory.mktemp("synced") / "state.sqlite"
-    with StateStore(state) as store:
-        sync_from_dump(SAMPLE, store, SyncSettings())
-    return state
-
-
 @pytest.fixture
-def state(synced, tmp_path) -> Path:
-    copy = tmp_path / "state.sqlite"
-    shutil.copy(synced, copy)
-    return copy
+def state(sample_state) -> Path:
+    """The synced sample wiki's state store (conftest's `sample_state`), this test's copy."""
+    return sample_state
 
 
 def run_build(state: Path, lang: str = "en"):
