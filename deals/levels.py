@@ -101,17 +101,11 @@ def check_measure(by: str) -> None:
     if kind not in ("hcp", "suit", "shape"):
         raise LevelError(f"unknown measure {kind!r} in {by!r}: one of {', '.join(MEASURES)}")
     role_name, _, bands = rest.partition(":")
-    role = _role(role_name, by)
+    _role(role_name, by)
     if bands and kind != "hcp":
         raise LevelError(f"{by!r}: {kind} takes a role only")
-    if bands:
-        first = re.match(r"[0-9]+", bands.strip())
-        low = int(first[0]) if first else 0
-        _bands(bands, low, max(_band_ends(bands, low)), role)
-
-
-def _band_ends(text: str, low: int) -> list[int]:
-    return [int(n) for n in re.findall(r"[0-9]+", text)] or [low]
+    if bands:  # whether they cover the role's range is the scenario's to say
+        _check_adjacent(_read_bands(bands, MAX_HAND_HCP))
 
 
 def applied(scenario: Scenario, bys: Sequence[str]) -> Level | None:
@@ -187,6 +181,19 @@ def _thirds(lo: int, hi: int) -> list[tuple[int, int]]:
 
 
 def _bands(text: str, lo: int, hi: int, role: Role) -> list[tuple[int, int]]:
+    """The bands `text` says, which must cover `role`'s range `lo`-`hi` exactly."""
+    bands = _read_bands(text, hi)
+    where = f"{role.value}'s range {_band_name(lo, hi)}"
+    if bands[0][0] != lo:
+        raise LevelError(f"the bands start at {bands[0][0]}, where {where} starts at {lo}")
+    _check_adjacent(bands)
+    if bands[-1][1] != hi:
+        raise LevelError(f"the bands end at {bands[-1][1]}, where {where} ends at {hi}")
+    return bands
+
+
+def _read_bands(text: str, hi: int) -> list[tuple[int, int]]:
+    """Each band of `text` as (low, high); `18+` ends at `hi`."""
     bands = []
     for piece in text.split(","):
         m = re.fullmatch(r"([0-9]+)(?:-([0-9]+)|(\+))?", piece.strip())
@@ -197,17 +204,16 @@ def _bands(text: str, lo: int, hi: int, role: Role) -> list[tuple[int, int]]:
         if b < a:
             raise LevelError(f"the band {piece!r} ends before it starts")
         bands.append((a, b))
-    where = f"{role.value}'s range {_band_name(lo, hi)}"
-    if bands[0][0] != lo:
-        raise LevelError(f"the bands start at {bands[0][0]}, where {where} starts at {lo}")
+    return bands
+
+
+def _check_adjacent(bands: list[tuple[int, int]]) -> None:
+    """Each band starts where the one before it ends: no overlap, no gap."""
     for (a1, b1), (a2, b2) in itertools.pairwise(bands):
         if a2 <= b1:
             raise LevelError(f"the bands {_band_name(a1, b1)} and {_band_name(a2, b2)} overlap")
         if a2 > b1 + 1:
             raise LevelError(f"the bands {_band_name(a1, b1)} and {_band_name(a2, b2)} leave a gap ({_band_name(b1 + 1, a2 - 1)})")
-    if bands[-1][1] != hi:
-        raise LevelError(f"the bands end at {bands[-1][1]}, where {where} ends at {hi}")
-    return bands
 
 
 def _by_wildcard(scenario: Scenario, position: Position) -> Level:

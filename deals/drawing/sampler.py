@@ -134,10 +134,8 @@ class ScenarioSampler:
         rate = self.expected_rate()
         if self.supersets_tried or not worth_trying(left, rate, self.counts.hcp_only):
             return
-        self.supersets_tried = last
         choice: Choice | None = rarer_superset(self.counts, left, rate, self.proposer.count)
-        if choice is not None:
-            self.supersets_tried = True
+        self.supersets_tried = last or choice is not None
         if choice is not None:
             self.proposer, self.proposes_scenario = choice.proposer, choice.is_scenario
             self.drawn = self.accepted = 0  # the rate seen so far was the core's
