@@ -295,8 +295,6 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
 def checked_level(value: Any) -> tuple[str, ...]:
     """`level`'s measures: a string of one or two (space-separated), or a list of them, each
     one a measure `deals --level` takes (raises `ConfigError`)."""
-    from bridgeshape_mirror.deals.levels import LevelError, check_measure
-
     if isinstance(value, str):
         measures = tuple(value.split())
     elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
@@ -305,6 +303,10 @@ def checked_level(value: Any) -> tuple[str, ...]:
         raise ConfigError(f"level: {value!r} is not a measure like \"hcp:opener\" (or two, space-separated)")
     if len(measures) > 2:
         raise ConfigError(f"level: {' '.join(measures)!r} has {len(measures)} measures; at most two (their product)")
+    if not measures:  # the default: the levels' modules are not loaded for every command
+        return measures
+    from bridgeshape_mirror.deals.levels import LevelError, check_measure
+
     try:
         for by in measures:
             check_measure(by)
