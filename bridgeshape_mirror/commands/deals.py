@@ -275,17 +275,9 @@ def _levelled(args: argparse.Namespace, scenarios: list[tuple[int, Scenario]]) -
     except LevelError as exc:
         print(f"bridgeshape-mirror deals: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    dd = _DoubleDummy() if args.dd else None
-    classes = {pbn: name for o in outcomes for pbn, name in zip(o.deals, o.deal_classes)}
-    options = dd.options(args.format) if dd else {}
-    fields, tags = options.get("deal_fields"), options.get("extra_tags")
-
-    def deal_fields(pbn: str, number: int) -> dict[str, object]:
-        return {"class": classes[pbn], **((fields(pbn, number) or {}) if fields else {})}
-
-    # PBN and LIN name each board's class themselves (the outcomes hold them)
-    per_format = {"json": {"deal_fields": deal_fields}, "pbn": {"extra_tags": tags}}.get(args.format, {})
-    writer = open_writer(args.format, sys.stdout.buffer, tool=_tool, seed=f"seed {args.seed}", **per_format)
+    # LIN has no place for tables; every format names each deal's class (the outcomes hold them)
+    dd = _DoubleDummy() if args.dd and args.format in ("json", "pbn") else None
+    writer = open_writer(args.format, sys.stdout.buffer, tool=_tool, seed=f"seed {args.seed}", **(dd.options(args.format) if dd else {}))
     status = ExitCode.OK
     writer.begin()
     for outcome in outcomes:

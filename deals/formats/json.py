@@ -15,6 +15,7 @@ scenarios (`deals.formats.stream`) once each has its first batch.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, BinaryIO
@@ -51,8 +52,9 @@ class Writer(HeldDeals):
             self._out.write(_head(i, o.index, o.label))
             for start in range(0, len(o.deals), _CHUNK):
                 pbns, boards = o.deals[start : start + _CHUNK], board[start : start + _CHUNK]
-                fast = deal_lines(pbns, boards, start == 0) if self._deal_fields is None else None
-                self._out.write(fast if fast is not None else self._lines(pbns, boards, start == 0))
+                classes = o.deal_classes[start : start + _CHUNK]
+                fast = deal_lines(pbns, boards, start == 0) if self._deal_fields is None and not classes else None
+                self._out.write(fast if fast is not None else self._lines(pbns, boards, start == 0, classes))
             self._out.write(_tail(o, bool(o.deals)))
         self._out.write(_END)
 
@@ -76,13 +78,16 @@ class Writer(HeldDeals):
             self._out.write(_tail(s.outcome, bool(given)))
         self._out.write(_END)
 
-    def _lines(self, pbns: Sequence[str], numbers: Sequence[int], first: bool) -> bytes:
+    def _lines(self, pbns: Sequence[str], numbers: Sequence[int], first: bool, classes: Sequence[str] = ()) -> bytes:
+        """The deals' lines; `classes`, given, each deal's class in a levelled set, after its
+        board's fields and before `deal_fields`'."""
         # Every value is ASCII without quotes or backslashes: no json.dumps per deal.
         more = self._more if self._deal_fields is not None else _nothing_more
+        named = [f', "class": {json.dumps(c)}' for c in classes] if classes else itertools.repeat("")
         lines = [
             f'{{"pbn": "{pbn}", "board": {n}, "dealer": "{dealer}", "vulnerable": "{vulnerable}", '
-            f'"board_pbn": "{dealer}{pbn[1:]}"{more(pbn, n)}}}'
-            for pbn, n, (dealer, vulnerable) in zip(pbns, numbers, dealers_and_vulnerabilities(numbers))
+            f'"board_pbn": "{dealer}{pbn[1:]}"{level}{more(pbn, n)}}}'
+            for pbn, n, (dealer, vulnerable), level in zip(pbns, numbers, dealers_and_vulnerabilities(numbers), named)
         ]
         return (("\n" if first else ",\n") + ",\n".join(lines)).encode("ascii")
 
