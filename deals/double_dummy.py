@@ -48,6 +48,11 @@ SLAM_TRICKS = 12
 #: cost a third to a half of it (benchmarks/dd_bench.py, docs/BENCHMARKS.md). A process
 #: grows by about 120 MB a core while solving.
 DDS_MEMORY_MB_PER_CORE = 125
+#: The least bound a user may set (`bound_memory`): one small table (DDS runs as many threads
+#: as the bound holds small tables, one at least).
+DDS_MEMORY_MB_LEAST = 30
+
+_memory_bound_mb: int | None = None  # set by bound_memory; None: DDS_MEMORY_MB_PER_CORE a core
 
 # DDS's own numbering: strains S H D C NT in its tables, NT S H D C in par contracts.
 _DDS_TABLE_STRAIN = {strain: (4 if strain == "NT" else SUIT_LETTERS.index(strain)) for strain in STRAINS}
@@ -154,7 +159,24 @@ class ParResult:
 
 def dds_memory_mb() -> int:
     """The bound on DDS's memory, all threads together (MB)."""
+    if _memory_bound_mb is not None:
+        return _memory_bound_mb
     return DDS_MEMORY_MB_PER_CORE * (os.cpu_count() or 1)
+
+
+def bound_memory(megabytes: int) -> None:
+    """Bound DDS's tables to `megabytes` in all, for this process (`deals --dd-memory`): DDS
+    then gives its threads small tables, or fewer threads, where large ones do not fit; the
+    tables are the same, only slower to find (docs/BENCHMARKS.md: one large and one small
+    table on two cores, a process of about 235 MB at most at 0.9x the speed). DDS's memory is one per
+    process, so the bound holds for every later solve, and is applied at once when DDS is
+    already loaded."""
+    global _memory_bound_mb
+    if megabytes < DDS_MEMORY_MB_LEAST:
+        raise ValueError(f"DDS needs {DDS_MEMORY_MB_LEAST} MB at least (one small table), not {megabytes}")
+    _memory_bound_mb = megabytes
+    if _dds.cache_info().currsize:
+        _dds()._dll.SetResources(dds_memory_mb(), 0)
 
 
 @functools.cache

@@ -38,6 +38,16 @@ def count(text: str) -> int:
     return at_most(text, COUNT_LIMIT, "deals per scenario in one run")
 
 
+def dd_memory(text: str) -> int:
+    """An argparse type: a bound on DDS's memory (MB), from what DDS needs at least."""
+    from bridgeshape_mirror.deals.double_dummy import DDS_MEMORY_MB_LEAST
+
+    value = positive(text)
+    if value < DDS_MEMORY_MB_LEAST:
+        raise argparse.ArgumentTypeError(f"must be {DDS_MEMORY_MB_LEAST} or more (DDS's least table), not {value}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "deals",
@@ -66,6 +76,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "add each deal's double-dummy table and par (DDS; a few tables a second per core): `dd` and `par` "
             "in JSON, the result table in PBN; deal k of the output is scored on board k's vulnerability; the deals "
             "are written as they are solved, with a progress bar on standard error when it is a terminal"
+        ),
+    )
+    parser.add_argument(
+        "--dd-memory", type=dd_memory, metavar="MB",
+        help=(
+            "with --dd: bound the memory of DDS's tables to MB in all (default 125 a core: DDS's speed); below "
+            "that DDS gives some of its threads small tables, slower, the same tricks (200 on two cores: one "
+            "large and one small)"
         ),
     )
     parser.add_argument(
@@ -221,6 +239,13 @@ def run(args: argparse.Namespace) -> ExitCode:
     if isinstance(chosen, ExitCode):
         return chosen
     scenarios, _ = chosen
+    if args.dd_memory is not None:
+        if not args.dd:
+            print("bridgeshape-mirror deals: --dd-memory bounds the double dummy: give it with --dd", file=sys.stderr)
+            return ExitCode.USAGE
+        from bridgeshape_mirror.deals.double_dummy import bound_memory
+
+        bound_memory(args.dd_memory)
     if args.level is not None or args.mix is not None:
         return _levelled(args, scenarios)
 
