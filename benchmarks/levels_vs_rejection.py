@@ -3,6 +3,8 @@
 For each case, 1,000 boards in equal shares of the classes:
 - ours: `bridgeshape-mirror deals DSL --count 1000 --level BY [--level BY2] --format pbn`, a
   whole process; the classes read back from the PBN's `Level` tags;
+  Its bytecode compiled once beforehand, as an installed copy has it (this machine's environment
+  says PYTHONDONTWRITEBYTECODE, which would compile every module in every run);
 - rejection: `dealer` deals the scenario uniformly (the script `export --to dealer` writes,
   exact) and boards are kept until every class has its share. The deals that takes are
   counted from dealer's stream, then dealer is timed alone producing exactly that many (the
@@ -43,6 +45,15 @@ CASES = [
     ("rare bands", "opener hcp:20-25 shape:two_suiter; opp1 hcp:6+ x:5+", ["hcp:opener"]),
     # a class of one in a few hundred of its scenario's deals: what rejection pays most for
     ("a rare class", "opener hcp:20-25 shape:two_suiter; opp1 hcp:6+ x:5+", ["hcp:opener:20-22,23-24,25"]),
+    # The kind of set the issue counts rejection at about 195,000 deals a board for: a convention
+    # that comes up rarely (the sample wiki's strong two-suited overcall over 1H, 3.8e-5 of all
+    # deals), levelled in three bands and as a 3 x 3 product of two measures.
+    ("a rare convention, three bands", "opener H:5+ hcp:12-21; opp1 S:5+ D:5+ hcp:16+", ["hcp:opener:12-14,15-17,18-21"]),
+    (
+        "a rare convention, 3 x 3",
+        "opener H:5+ hcp:12-21; opp1 S:5+ D:5+ hcp:16+",
+        ["hcp:opener:12-13,14-15,16-21", "hcp:opp1:16,17-18,19+"],
+    ),
 ]
 SEATS = "nesw"
 
@@ -73,7 +84,9 @@ def main() -> int:
     cli = str(Path(sys.executable).parent / "bridgeshape-mirror")
     print(f"load average {os.getloadavg()[0]:.2f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "XDG_CACHE_HOME": home, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "XDG_CACHE_HOME": home, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": os.path.join(home, "pycache")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        timed([cli, "deals", "opener hcp:12-21", "--level", "hcp:opener", "--count", "3"], env)  # the bytecode
         for name, text, bys in CASES:
             if args.case and name not in args.case:
                 continue
@@ -84,6 +97,7 @@ def main() -> int:
             ours_cmd = [cli, "deals", text, "--count", str(args.boards), "--seed", str(args.seed), "--format", "pbn"]
             for by in bys:
                 ours_cmd += ["--level", by]
+            shutil.rmtree(os.path.join(home, "bridgeshape-mirror"), ignore_errors=True)  # counted afresh
             wall, cpu, out = timed(ours_cmd, env)
             got = re.findall(r'\[Level "([^"]+)"\]', out.decode())
             delivered = [got.count(c.name) for c in classes]
@@ -91,7 +105,10 @@ def main() -> int:
             script = subprocess.run([cli, "export", text, "--to", "dealer"], capture_output=True, text=True, env=env, check=True).stdout
             path = Path(home) / "scenario.dlr"
             path.write_text(script)
-            stream = subprocess.Popen([dealer, "-p", "1000000000", "-s", str(args.seed), str(path)], stdout=subprocess.PIPE, text=True)
+            # -g: dealer's own bound on the deals it makes (10 million unless told) would end the
+            # stream before a rare scenario's classes are full
+            dealing = [dealer, "-g", "2000000000", "-s", str(args.seed), str(path)]
+            stream = subprocess.Popen(dealing[:1] + ["-p", "1000000000"] + dealing[1:], stdout=subprocess.PIPE, text=True)
             kept, seen, needed = [0] * len(classes), [0] * len(classes), 0
             assert stream.stdout is not None
             for line in stream.stdout:
@@ -106,12 +123,17 @@ def main() -> int:
                     break
             stream.kill()
             stream.wait()
-            d_wall, d_cpu, _ = timed([dealer, "-p", str(needed), "-s", str(args.seed), str(path)], env)
+            if kept != share:
+                raise SystemExit(f"{name}: dealer's stream ended with the classes at {kept} of {share}")
+            d_wall, d_cpu, d_out = timed(dealing[:1] + ["-p", str(needed)] + dealing[1:], env)
+            generated = re.search(rb"Generated (\d+) hands", d_out)
 
             print(f"\n{name}: {text}  --level {' --level '.join(bys)}  ({len(classes)} classes, {args.boards} boards)")
             print(f"  ours     {wall:7.2f} s wall, {cpu:7.2f} s CPU")
             print(f"  dealer   {d_wall:7.2f} s wall, {d_cpu:7.2f} s CPU for the {needed:,} deals rejection needed "
                   f"({needed / args.boards:.1f} a board)")
+            if generated:
+                print(f"           dealt {int(generated.group(1)):,} deals to find them: {int(generated.group(1)) / args.boards:,.0f} a board")
             print(f"  ratio    {d_wall / wall:7.1f}x wall, {d_cpu / cpu:7.1f}x CPU (dealer / ours)")
             print("  class         natural (exact)  dealer's frequency     z   ours  rejection")
             for c, n_ours, k in zip(classes, delivered, seen):
