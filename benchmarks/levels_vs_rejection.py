@@ -2,9 +2,10 @@
 
 For each case, 1,000 boards in equal shares of the classes:
 - ours: `bridgeshape-mirror deals DSL --count 1000 --level BY [--level BY2] --format pbn`, a
-  whole process; the classes read back from the PBN's `Level` tags;
-  Its bytecode compiled once beforehand, as an installed copy has it (this machine's environment
-  says PYTHONDONTWRITEBYTECODE, which would compile every module in every run);
+  whole process, its counts made afresh (an empty disk cache), its bytecode compiled once
+  beforehand, as an installed copy has it (this machine's environment
+  says PYTHONDONTWRITEBYTECODE, which would compile every module in every run); the classes
+  read back from the PBN's `Level` tags;
 - rejection: `dealer` deals the scenario uniformly (the script `export --to dealer` writes,
   exact) and boards are kept until every class has its share. The deals that takes are
   counted from dealer's stream, then dealer is timed alone producing exactly that many (the
