@@ -254,8 +254,11 @@ def build(state_path: str | Path, settings: BuildSettings, progress: Progress | 
         # from the mirror before the run; what follows is done once, after it.
         result = since(before_run, result)
         built = BuiltStatus(report.status_key, report.status.built_at, report.status.last_sync) if report.status else None
-        history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
-        report_events.record(new_events)
+        # Together: a run stopped between the two would lose this run's feed events (the
+        # history saying the pages were seen) or, the other way round, record them twice.
+        with store.transaction():
+            history.save({a.page.page_id: a.history for a in analyses}, used, cache.now, built)
+            report_events.record(new_events)
         dd_run.forget_unpublished(store, deals)
     if settings.bucket is not None:
         # After the local publish and the history: a failure here leaves both as they should

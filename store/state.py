@@ -69,6 +69,13 @@ class StateStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction; inside another, part of it (the outer one commits or undoes both),
+        so that writes of two layers that must not part, such as a build's history and its
+        report events, are made together."""
+        if self.connection.in_transaction:
+            with self._writing():
+                yield self.connection
+            return
         with self._writing():
             self.connection.execute("BEGIN IMMEDIATE")
         try:

@@ -145,3 +145,19 @@ def test_the_wiki_report_is_the_same_text_while_nothing_changes(state):
     assert run_build(state, lang="en").wiki_report == first
     assert "[[Special:Diff/1021|" in first.text and "[[:Smolen|<nowiki>Smolen</nowiki>]]" in first.text
     assert first.summary == "Rapporto di validazione: 3 errate, 0 con l'ultima revisione valida"
+
+
+def test_a_build_stopped_while_recording_its_events_keeps_neither_them_nor_its_history(state, monkeypatch):
+    # The history and the events are one transaction: were the history kept without the
+    # events, the next build would find nothing new and the three entries would be lost.
+    def stopped(self, new):
+        raise KeyboardInterrupt("stopped after the history was written")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(ReportEvents, "record", stopped)
+        with pytest.raises(KeyboardInterrupt):
+            run_build(state)
+    assert events(state) == []
+    run_build(state)
+    assert [e.title for e in events(state)] == ["Gazzilli", "Roudi", "Smolen"]
+    assert [e.title for e in feed(state).entries] == [f"{t}: broken" for t in BROKEN]

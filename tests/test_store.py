@@ -205,3 +205,21 @@ def test_a_refusal_is_kept_beside_the_state_file_until_cleared(tmp_path):
     clear_refusal(state)
     clear_refusal(state)
     assert not refusal_path(state).exists()
+
+
+def test_a_transaction_inside_another_is_part_of_it(tmp_path):
+    path = tmp_path / "state.sqlite"
+    with StateStore(path) as store, StateStore(path) as other:
+        with pytest.raises(RuntimeError):
+            with store.transaction() as db:
+                db.execute("INSERT INTO meta VALUES ('outer', '1')")
+                with store.transaction() as inner:
+                    inner.execute("INSERT INTO meta VALUES ('inner', '2')")
+                assert other.get_meta("inner") is None  # the inner one did not commit
+                raise RuntimeError("stopped after both")
+        assert store.get_meta("outer") is None and store.get_meta("inner") is None  # both undone
+        with store.transaction():
+            with store.transaction() as inner:
+                inner.execute("INSERT INTO meta VALUES ('inner', '2')")
+        assert other.get_meta("inner") == "2"
+        assert not store.connection.in_transaction
