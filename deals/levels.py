@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from bridgeshape_mirror.dsl.deck import MAX_HAND_HCP
 from bridgeshape_mirror.dsl.model import SUITS, Fit, Position, Range, Role, Scenario, ShapeClass, Suit
@@ -24,6 +25,11 @@ from .errors import DealsError, TooRare, Unsatisfiable
 from .outcome import ClassShare, Levels, ScenarioDeals
 from .probability import Probability
 from .rules.reasons import EARLIER_CLASS, Reason
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .rules.compiled import PartRules
 
 #: The measures a scenario can be levelled by, as `--level` writes them.
 MEASURES = ("hcp:ROLE[:BANDS]", "suit:ROLE", "fit", "shape:ROLE")
@@ -380,15 +386,14 @@ def _empty_reason(cls: LevelClass) -> Reason:
 def _class_deals(cls: LevelClass, n: int, rng) -> tuple[list[str], Reason | None]:
     """`n` deals of the class, uniformly: drawn from its base scenario, those an earlier class
     holds thrown away."""
-    from .boards.cards import Deal
     from .boards.pbn import format_many
     from .drawing.sampler import ScenarioSampler
-    from .rules.predicate import violations
 
     try:
         sampler = ScenarioSampler(cls.base)
     except Unsatisfiable as exc:
         return [], exc.reason
+    earlier = _earlier_rules(cls)
     kept: list[str] = []
     drawn = 0
     while len(kept) < n:
@@ -396,15 +401,39 @@ def _class_deals(cls: LevelClass, n: int, rng) -> tuple[list[str], Reason | None
         try:
             for rows in sampler.batches(want if not cls.earlier else max(want, 64), rng):
                 drawn += len(rows)
-                for row, pbn in zip(rows.tolist(), format_many(rows)):
-                    if cls.earlier:
-                        deal = Deal.from_seat_of_card(row)
-                        if any(not violations(deal, earlier) for earlier in cls.earlier):
-                            continue
-                    kept.append(pbn)
+                kept.extend(format_many(rows[~_held_by(earlier, rows)] if earlier else rows))
         except TooRare as exc:
             return [], exc.reason
         if not kept and drawn >= MAX_CLASS_DRAWS:
             return [], Reason(EARLIER_CLASS)
     return kept[:n], None
+
+
+def _earlier_rules(cls: LevelClass) -> list[tuple[PartRules, ...]]:
+    """The earlier classes' rules, each class's constrained partnerships (as the sampler
+    checks a proposal): a class with no deal holds none, and is left out."""
+    from .rules.compiled import compile_scenario
+
+    rules = []
+    for scenario in cls.earlier:
+        try:
+            rules.append(compile_scenario(scenario).constrained_parts)
+        except Unsatisfiable:
+            continue
+    return rules
+
+
+def _held_by(earlier: list[tuple[PartRules, ...]], rows: np.ndarray) -> np.ndarray:
+    """Which deals (seat-of-card rows) some earlier class holds, all rows at once."""
+    import numpy as np
+
+    from .drawing.hands import part_ok
+
+    held = np.zeros(len(rows), dtype=bool)
+    for parts in earlier:
+        inside = np.ones(len(rows), dtype=bool)
+        for part in parts:
+            inside &= part_ok(rows, part)
+        held |= inside
+    return held
 
