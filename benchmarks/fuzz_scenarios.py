@@ -1,9 +1,10 @@
 """Random valid scenarios, dealt in whole processes: no crash, no time-out, no wrong deal.
 
-Draws `--count` random valid scenarios (seeded by `--seed`), as `tests/test_deals_fuzz.py`
-does (around a random deal, so that most are satisfiable): one to four seats, both
-partnerships, every key of `dsl.keys` (suit lengths, HCP, suit HCP, `x:`/`xhcp:` wildcards
-beside named suits or none, shapes, fits of every class at a seat and at scenario level).
+Draws `--count` random valid scenarios (seeded by `--seed`) with the generator of
+`tests/test_deals_fuzz.py`, `tests/support/random_scenarios.py` (around a random deal, so
+that most are satisfiable): one to four seats, both partnerships, every key of `dsl.keys`
+(suit lengths, HCP, suit HCP, `x:`/`xhcp:` wildcards beside named suits or none, shapes,
+fits of every class at a seat and at scenario level).
 Each is checked to parse without errors, then dealt by the CLI as a new user would run it,
 `bridgeshape-mirror deals DSL --count 5 --seed K`, with an empty disk cache (the counting
 is measured, not the cache). Each deal is checked with the independent predicate
@@ -37,90 +38,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the generator the fuzz test draws with: support.random_scenarios
 
 from bridgeshape_mirror import dsl  # noqa: E402
-from bridgeshape_mirror.deals.boards.cards import Deal  # noqa: E402
 from bridgeshape_mirror.deals.boards.pbn import parse_deal  # noqa: E402
-from bridgeshape_mirror.deals.rules.predicate import shape_class, violations  # noqa: E402
-from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX  # noqa: E402
-from bridgeshape_mirror.dsl.keys import KEY_BY_NAME  # noqa: E402
-from bridgeshape_mirror.dsl.model import MAJORS, MINORS, SUITS, Pair, Role, ShapeClass, Suit  # noqa: E402
+from bridgeshape_mirror.deals.rules.predicate import violations  # noqa: E402
+from support.random_scenarios import RandomDrawer, scenario_text  # noqa: E402
 
 DEALS = 5
 TARGET_SECONDS = 10.0
-FIT_HEADS = ("S", "H", "D", "C", "M", "m", "")  # a named suit, a major, a minor, any suit
-
-
-def _range(rng: random.Random, value: int, limit: int, width: int, around: bool) -> str:
-    """A range token's value, `lo+`, `lo-hi`, `n` or `0-n`, within 0..limit and at most
-    `width` wide when bounded; holding `value` when `around`."""
-    if around:
-        lo, hi = max(0, value - rng.randint(0, width)), min(limit, value + rng.randint(0, width))
-    else:
-        lo = rng.randint(0, min(limit, 2 * value + 2))
-        hi = min(limit, lo + rng.randint(0, width))
-    kind = rng.choice(("plus", "between", "exact", "upto"))
-    if kind == "plus":
-        return f"{lo}+"
-    if kind == "exact":
-        return str(value if around else lo)
-    if kind == "upto":
-        return f"0-{hi}"
-    return f"{lo}-{hi}"
-
-
-def _fit(rng: random.Random, deal: Deal, pair: Pair, around: bool) -> str:
-    head = rng.choice(FIT_HEADS)
-    suits = {"M": MAJORS, "m": MINORS, "": SUITS}.get(head) or (Suit(head),)
-    first, second = (deal.role_hand(role) for role in pair.roles)
-    best = max(first.length(SUIT_INDEX[s]) + second.length(SUIT_INDEX[s]) for s in suits)
-    minimum = rng.randint(6, 10)
-    return f"{KEY_BY_NAME['fit'].token}{head}{min(minimum, best) if around else minimum}+"
-
-
-def random_position(rng: random.Random, role: Role, deal: Deal, around: bool) -> str:
-    """One position's text: each key of `dsl.keys` written or not, its values around the
-    deal's hand for that role when `around`."""
-    hand = deal.role_hand(role)
-    length = {s: hand.length(SUIT_INDEX[s]) for s in SUITS}
-    points = {s: hand.suit_hcp(SUIT_INDEX[s]) for s in SUITS}
-    tokens, named = [], set()
-    for suit in SUITS:
-        if rng.random() < 0.25:
-            tokens.append(f"{KEY_BY_NAME[suit.value].token}{_range(rng, length[suit], MAX_SUIT_LENGTH, 4, around)}")
-            named.add(suit)
-    if rng.random() < 0.6:
-        tokens.append(f"{KEY_BY_NAME['hcp'].token}{_range(rng, hand.hcp, MAX_HAND_HCP, 8, around)}")
-    for suit in SUITS:
-        if rng.random() < 0.08:
-            tokens.append(f"{KEY_BY_NAME[suit.value + 'hcp'].token}{_range(rng, points[suit], MAX_SUIT_HCP, 4, around)}")
-            named.add(suit)
-    if len(named) < len(SUITS) and rng.random() < 0.4:
-        suit = rng.choice([s for s in SUITS if s not in named])
-        with_length, with_points = rng.choice(((True, False), (True, True), (False, True)))
-        if with_length:
-            tokens.append(f"{KEY_BY_NAME['x'].token}{_range(rng, length[suit], MAX_SUIT_LENGTH, 3, around)}")
-        if with_points:
-            tokens.append(f"{KEY_BY_NAME['xhcp'].token}{_range(rng, points[suit], MAX_SUIT_HCP, 4, around)}")
-    if rng.random() < 0.2:
-        shape = shape_class(tuple(length[s] for s in SUITS))
-        tokens.append(f"{KEY_BY_NAME['shape'].token}{rng.choice([shape, ShapeClass.ANY] if around else list(ShapeClass)).value}")
-    if rng.random() < 0.15:
-        tokens.append(_fit(rng, deal, role.pair, around))
-    rng.shuffle(tokens)
-    return " ".join([role.value, *tokens])
-
-
-def random_dsl(rng: random.Random) -> str:
-    """One random valid scenario's DSL text: one to four seats in a random order, written
-    around a random deal five times in six (most are satisfiable), freely otherwise."""
-    seats = [seat for seat in range(4) for _ in range(CARDS_PER_SUIT)]
-    rng.shuffle(seats)
-    deal = Deal.from_seat_of_card(seats)
-    around = rng.random() < 5 / 6
-    roles = rng.sample(list(Role), rng.randint(1, len(Role)))
-    fits = [_fit(rng, deal, Pair.DECLARER, around) for _ in range(rng.random() < 0.15)]
-    return " ".join([*fits, "; ".join(random_position(rng, role, deal, around) for role in roles)])
 
 
 @dataclass
@@ -167,6 +93,13 @@ def deal_one(text: str, seed: int, timeout: float, env: dict[str, str]) -> Resul
     return Result(text, seconds, "dealt", cpu, exact)
 
 
+def random_texts(seed: int, count: int) -> list[str]:
+    """The first `count` scenarios of the seed (tests/support/random_scenarios.py; one seed
+    writes the same scenarios on every run)."""
+    drawer = RandomDrawer(random.Random(seed))
+    return [scenario_text(drawer) for _ in range(count)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=200, help="scenarios to draw (default 200)")
@@ -175,8 +108,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="processes at a time (default 1: a shared machine)")
     args = parser.parse_args()
 
-    rng = random.Random(args.seed)
-    texts = [random_dsl(rng) for _ in range(args.count)]
+    texts = random_texts(args.seed, args.count)
     for text in texts:
         result = dsl.parse(text)
         if not result.valid:

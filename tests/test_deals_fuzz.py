@@ -23,23 +23,21 @@ import bridgeshape_mirror.deals.drawing.proposers as proposers
 from bridgeshape_mirror import dsl
 from bridgeshape_mirror.deals.counting import column_products as cp
 from bridgeshape_mirror.deals.counting import length_matrices as lm
-from bridgeshape_mirror.deals.boards.cards import Deal
 from bridgeshape_mirror.deals.counting.crossing import cross_count
 from bridgeshape_mirror.deals.errors import Unsatisfiable
 from bridgeshape_mirror.deals.counting.honour_placements import scenario_count
 from bridgeshape_mirror.deals.outcome import deal_outcome
 from bridgeshape_mirror.deals.boards.pbn import parse_deal
-from bridgeshape_mirror.deals.rules.predicate import shape_class, violations
+from bridgeshape_mirror.deals.rules.predicate import violations
 from bridgeshape_mirror.deals.drawing.rng import make_rng
 from bridgeshape_mirror.deals.rules.compiled import compile_scenario
 from bridgeshape_mirror.deals.counting.tables import ALL_DEALS
-from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP, MAX_SUIT_LENGTH, SUIT_INDEX
-from bridgeshape_mirror.dsl.keys import KEY_BY_NAME
-from bridgeshape_mirror.dsl.model import MAJORS, MINORS, SUITS, Pair, Role, Scenario, ShapeClass, Suit
+from bridgeshape_mirror.dsl.deck import CARDS_PER_SUIT, DECK_HCP, MAX_HAND_HCP, MAX_SUIT_HCP
+from bridgeshape_mirror.dsl.model import SUITS, Pair, Role, Scenario
 from support.length_matrices_reference import PRIME, reference_count_mod, reference_matrices
+from support.random_scenarios import HypothesisDrawer, Odds, scenario_text
 
 DEALS = 6
-FIT_HEADS = ("S", "H", "D", "C", "M", "m", "")  # a named suit, a major, a minor, any suit
 #: The suit-by-suit reference runs where its table of HCP totals has at most this many cells.
 REFERENCE_CELLS = 4_000
 #: The fast tests' budget for the length matrices (theirs: 2,500,000 and 2e9, seconds).
@@ -51,97 +49,22 @@ FAST_WORK = 1e8
 #
 # Scenarios are written around a random deal, each range holding that deal's value most of the
 # time: most scenarios are then satisfiable (and dealt), the rest are a mix of empty and
-# rare ones.
+# rare ones (tests/support/random_scenarios.py).
 
 
-def ranges(value: int, limit: int, width: int, around: bool) -> st.SearchStrategy[str]:
-    """A range's text, `lo+`, `lo-hi`, `n` or `0-n`, within 0..limit and at most `width` wide
-    when bounded; holding `value` when `around`."""
-
-    @st.composite
-    def build(draw):
-        kind = draw(st.sampled_from(("plus", "between", "exact", "upto")))
-        if around:
-            lo = max(0, value - draw(st.integers(0, width)))
-            hi = min(limit, value + draw(st.integers(0, width)))
-        else:
-            lo = draw(st.integers(0, min(limit, 2 * value + 2)))
-            hi = min(limit, lo + draw(st.integers(0, width)))
-        if kind == "plus":
-            return f"{lo}+"
-        if kind == "exact":
-            return str(value if around else lo)
-        if kind == "upto":
-            return f"0-{hi}"
-        return f"{lo}-{hi}"
-
-    return build()
-
-
-@st.composite
-def deals_drawn(draw) -> Deal:
-    order = draw(st.permutations(range(52)))
-    return Deal.from_seat_of_card([position // 13 for position in order])
-
-
-def fit_token(draw, deal: Deal, pair: Pair, around: bool) -> str:
-    head = draw(st.sampled_from(FIT_HEADS))
-    suits = {"M": MAJORS, "m": MINORS, "": SUITS}.get(head) or (Suit(head),)
-    first, second = (deal.role_hand(role) for role in pair.roles)
-    best = max(first.length(SUIT_INDEX[s]) + second.length(SUIT_INDEX[s]) for s in suits)
-    minimum = draw(st.integers(6, 10))
-    return f"{KEY_BY_NAME['fit'].token}{head}{min(minimum, best) if around else minimum}+"
-
-
-@st.composite
-def position_text(draw, role: Role, deal: Deal, around: bool, narrow: bool = False) -> str:
-    """One position: each key of `dsl.keys` or not, its values around the deal's hand (when
-    `around`). `narrow`: three suits named, each within one of the hand's length (few length
-    matrices, for the reference)."""
-    hand = deal.role_hand(role)
-    length = {s: hand.length(SUIT_INDEX[s]) for s in SUITS}
-    points = {s: hand.suit_hcp(SUIT_INDEX[s]) for s in SUITS}
-    tokens, named = [], set()
-    if narrow:
-        for suit in draw(st.permutations(SUITS))[:3]:
-            lo = max(0, length[suit] - draw(st.integers(0, 1)))
-            tokens.append(f"{KEY_BY_NAME[suit.value].token}{lo}-{length[suit] + draw(st.integers(0, 1))}")
-            named.add(suit)
-    else:
-        for suit in draw(st.lists(st.sampled_from(SUITS), max_size=4, unique=True)):
-            tokens.append(f"{KEY_BY_NAME[suit.value].token}{draw(ranges(length[suit], MAX_SUIT_LENGTH, 4, around))}")
-            named.add(suit)
-    if draw(st.booleans()):
-        tokens.append(f"{KEY_BY_NAME['hcp'].token}{draw(ranges(hand.hcp, MAX_HAND_HCP, 8, around))}")
-    for suit in draw(st.lists(st.sampled_from(SUITS), max_size=1 if narrow else 2, unique=True)):
-        tokens.append(f"{KEY_BY_NAME[suit.value + 'hcp'].token}{draw(ranges(points[suit], MAX_SUIT_HCP, 4, around))}")
-        named.add(suit)
-    if len(named) < len(SUITS) and draw(st.booleans()):
-        # the wildcard around an unnamed suit of the hand (a fit's suit too: a candidate then
-        # or not, as SEMANTICS 3 says)
-        suit = draw(st.sampled_from([s for s in SUITS if s not in named]))
-        with_length, with_points = draw(st.sampled_from(((True, False), (True, True), (False, True))))
-        if with_length:
-            tokens.append(f"{KEY_BY_NAME['x'].token}{draw(ranges(length[suit], MAX_SUIT_LENGTH, 3, around))}")
-        if with_points:
-            tokens.append(f"{KEY_BY_NAME['xhcp'].token}{draw(ranges(points[suit], MAX_SUIT_HCP, 4, around))}")
-    if draw(st.integers(0, 4)) == 0:
-        shape = shape_class(tuple(length[s] for s in SUITS))
-        classes = [shape, ShapeClass.ANY] if around else list(ShapeClass)
-        tokens.append(f"{KEY_BY_NAME['shape'].token}{draw(st.sampled_from(classes)).value}")
-    if draw(st.integers(0, 4)) == 0:
-        tokens.append(fit_token(draw, deal, role.pair, around))
-    return " ".join([role.value, *draw(st.permutations(tokens))])
+#: Denser than the benchmark's odds, about as dense as this test's own strategies were before
+#: it shared the benchmark's generator: a test tries a few examples, the benchmark thousands,
+#: so each example has more keys, fits and shapes to get wrong.
+ODDS = Odds(suit_length=0.4, suit_hcp=0.2, shape=0.3, fit=0.3, scenario_fit=0.3)
 
 
 @st.composite
 def scenario_texts(draw, narrow: bool = False, min_seats: int = 1) -> str:
-    """One to four positions in a random order, and a fit at scenario level or not."""
-    deal = draw(deals_drawn())
-    around = draw(st.integers(0, 5)) > 0
-    roles = draw(st.permutations(list(Role)))[: draw(st.integers(min_seats, len(Role)))]
-    fits = [fit_token(draw, deal, Pair.DECLARER, around) for _ in range(draw(st.integers(0, 3)) == 0)]
-    return " ".join([*fits, "; ".join(draw(position_text(role, deal, around, narrow)) for role in roles)])
+    """A random valid scenario of `support.random_scenarios` (the benchmark's generator),
+    drawn by hypothesis: `min_seats` to four positions in a random order, and a fit at
+    scenario level or not; `narrow`, each position within one of the deal's length in three
+    suits (for the suit-by-suit reference)."""
+    return scenario_text(HypothesisDrawer(draw), ODDS, narrow=narrow, min_seats=min_seats)
 
 
 def parsed(text: str) -> Scenario:
