@@ -168,9 +168,9 @@ def bound_memory(megabytes: int) -> None:
     """Bound DDS's tables to `megabytes` in all, for this process (`deals --dd-memory`): DDS
     then gives its threads small tables, or fewer threads, where large ones do not fit; the
     tables are the same, only slower to find (docs/BENCHMARKS.md: one large and one small
-    table on two cores, a process of about 235 MB at most at 0.9x the speed). DDS's memory is one per
-    process, so the bound holds for every later solve, and is applied at once when DDS is
-    already loaded."""
+    table on two cores, a process of about 235 MB at most, at 0.9x the speed). DDS's memory
+    is one per process, so the bound holds for every later solve, and is applied at once
+    when DDS is already loaded."""
     global _memory_bound_mb
     if megabytes < DDS_MEMORY_MB_LEAST:
         raise ValueError(f"DDS needs {DDS_MEMORY_MB_LEAST} MB at least (one small table), not {megabytes}")

@@ -436,4 +436,3 @@ def _held_by(earlier: list[tuple[PartRules, ...]], rows: np.ndarray) -> np.ndarr
             inside &= part_ok(rows, part)
         held |= inside
     return held
-
