@@ -183,9 +183,15 @@ def test_follow_and_update_take_turns_with_the_lock(wiki, tmp_path):
         assert "FAILED" not in follow.log()
 
 
-@pytest.mark.parametrize("sig, name", [(signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT")])
-def test_a_signal_stops_an_idle_follower_within_a_second(wiki, tmp_path, sig, name):
-    with Follow(wiki.api_url, tmp_path, listen=FEED, poll=NO_POLL) as follow:
+@pytest.mark.parametrize(
+    "sig, name, ignored",
+    [(signal.SIGTERM, "SIGTERM", False), (signal.SIGINT, "SIGINT", False), (signal.SIGINT, "SIGINT", True)],
+    ids=["SIGTERM", "SIGINT", "SIGINT-started-ignored"],
+)
+def test_a_signal_stops_an_idle_follower_within_a_second(wiki, tmp_path, sig, name, ignored):
+    # `ignored`: a background job of a shell without job control starts with SIGINT ignored;
+    # a service told to stop by SIGINT (its unit, `kill -INT`) stops all the same, as `serve` does.
+    with Follow(wiki.api_url, tmp_path, listen=FEED, poll=NO_POLL, sigint_ignored=ignored) as follow:
         follow.wait_until_ready()
         time.sleep(0.5)
         started = time.monotonic()

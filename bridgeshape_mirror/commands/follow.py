@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -96,9 +98,16 @@ def run(args: argparse.Namespace) -> ExitCode:
         return summary_line("follow", Failure(exit_code_for(exc), f"follow not started: {described(exc)}"), 0.0)
     feed = f"the change feed on {listener.address} (from {', '.join(sorted(listener.senders))})" if listener else "no change feed"
     log.info("follow: %s, polling %s every %g s", feed, config.api, config.poll)
+    # SIGINT stops a follower even when it was started with SIGINT ignored (a background job
+    # of a shell without job control), as it stops `serve`: both are services, told to stop by
+    # a signal, not by a terminal's ^C. Only the main thread may set it (tests call from others).
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if in_main else None
     try:
         return Follower(config, listener).run()
     finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
         if listener is not None:
             listener.close()
 

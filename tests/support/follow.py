@@ -46,7 +46,14 @@ def wait_for(condition: Callable[[], Any], timeout: float, every: float = 0.02) 
 class Follow:
     """One `follow` process; its standard error goes to `log_path` (read with `log()`)."""
 
-    def __init__(self, api_url: str, folder: Path, *extra: str, listen: str | None = None, poll: float = 60.0, state: Path | None = None):
+    def __init__(
+        self, api_url: str, folder: Path, *extra: str, listen: str | None = None, poll: float = 60.0,
+        state: Path | None = None, sigint_ignored: bool = False,
+    ):
+        """`sigint_ignored`: started as a shell without job control starts a background job,
+        SIGINT ignored (and so, by Python's rule, no KeyboardInterrupt unless the program
+        asks for it)."""
+        self.sigint_ignored = sigint_ignored
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.state = state or folder / "state.sqlite"
@@ -62,7 +69,10 @@ class Follow:
 
     def start(self) -> Follow:
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
+            self.process = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ),
+                preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if self.sigint_ignored else None,
+            )
         return self
 
     def log(self) -> str:
