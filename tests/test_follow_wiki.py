@@ -173,8 +173,10 @@ def test_follow_and_update_take_turns_with_the_lock(wiki, tmp_path):
         assert done.returncode == ExitCode.OK, done.stderr
         wait_for(lambda: served_revid(follow.out, "Drury") == revision, timeout=10)
 
-        # A long run holds the lock: the follower waits its turn, then publishes.
-        with RunLock(follow.state):
+        # A long run holds the lock: the follower waits its turn, then publishes. The run waits
+        # for the follower's turn first, as a run does (the follower may still hold the lock
+        # for what follows the publish just seen).
+        with RunLock(follow.state, wait=30):
             revision, _ = edit(wiki, "Drury", 14)
             time.sleep(3)
             assert served_revid(follow.out, "Drury") != revision
