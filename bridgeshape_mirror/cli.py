@@ -8,7 +8,6 @@ import importlib
 import os
 import signal
 import sys
-import threading
 import traceback
 from collections.abc import Sequence
 from typing import NoReturn
@@ -19,7 +18,7 @@ from typing import NoReturn
 # environment says otherwise. Before any command imports numpy; build workers inherit it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .exit_codes import ExitCode, Terminated  # noqa: E402
+from .exit_codes import ExitCode, Terminated, signal_handled  # noqa: E402
 
 #: The commands, in the order the help lists them: each a module of `commands` with a
 #: `register(subparsers)`, imported only when its options are wanted (see `build_parser`).
@@ -82,11 +81,9 @@ def build_parser(argv: Sequence[str] | None = None, *, every_command: bool = Tru
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(argv, every_command=False).parse_args(argv)
-    # Only the main thread may set handlers (tests call main() from others).
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminated) if in_main else None
     try:
-        return int(args.handler(args))
+        with signal_handled(signal.SIGTERM, _terminated):
+            return int(args.handler(args))
     except KeyboardInterrupt:
         return _stopped("interrupted (SIGINT)", INTERRUPTED)
     except Terminated:
@@ -99,9 +96,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc(file=sys.stderr)
         print(f"bridgeshape-mirror: internal error: {exc!r}; please report it with the trace above", file=sys.stderr)
         return int(ExitCode.INTERNAL)
-    finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def run() -> NoReturn:

@@ -1,5 +1,9 @@
 """Exit statuses of the `bridgeshape-mirror` command. Cron and scripts read them: never renumber."""
 
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import IntEnum
 
 
@@ -31,3 +35,18 @@ class Terminated(BaseException):
     instead of dying where it stands. Not an Exception: nothing catches it by accident.
     Here, not in `cli`, so that a command catching it meets the same class when `cli` runs
     as `__main__`."""
+
+
+@contextmanager
+def signal_handled(signum: int, handler: Callable[[int, object], object]) -> Iterator[None]:
+    """`handler` for `signum` while the block runs, the previous one back after it (the
+    default when Python's was not one of its own); nothing in a thread other than the main
+    one, the only one that may set handlers (tests call commands from others)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous if previous is not None else signal.SIG_DFL)

@@ -13,7 +13,6 @@ import argparse
 import logging
 import math
 import signal
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -21,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..config import Config
-from ..exit_codes import ExitCode, Terminated
+from ..exit_codes import ExitCode, Terminated, signal_handled
 from ..logs import setup_logging
 from .build import _seconds, add_build_arguments, build_overrides
 from .common import Failure, HelpWithDefaults, Report, described, exit_code_for, expected_errors, locked, summary_line
@@ -100,14 +99,11 @@ def run(args: argparse.Namespace) -> ExitCode:
     log.info("follow: %s, polling %s every %g s", feed, config.api, config.poll)
     # SIGINT stops a follower even when it was started with SIGINT ignored (a background job
     # of a shell without job control), as it stops `serve`: both are services, told to stop by
-    # a signal, not by a terminal's ^C. Only the main thread may set it (tests call from others).
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if in_main else None
+    # a signal, not by a terminal's ^C.
     try:
-        return Follower(config, listener).run()
+        with signal_handled(signal.SIGINT, signal.default_int_handler):
+            return Follower(config, listener).run()
     finally:
-        if in_main:
-            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
         if listener is not None:
             listener.close()
 
