@@ -108,8 +108,10 @@ def main() -> int:
             path.write_text(script)
             # -g: dealer's own bound on the deals it makes (10 million unless told) would end the
             # stream before a rare scenario's classes are full
-            dealing = [dealer, "-g", "2000000000", "-s", str(args.seed), str(path)]
-            stream = subprocess.Popen(dealing[:1] + ["-p", "1000000000"] + dealing[1:], stdout=subprocess.PIPE, text=True)
+            def dealing(produce: int) -> list[str]:
+                return [dealer, "-p", str(produce), "-g", "2000000000", "-s", str(args.seed), str(path)]
+
+            stream = subprocess.Popen(dealing(1_000_000_000), stdout=subprocess.PIPE, text=True)
             kept, seen, needed = [0] * len(classes), [0] * len(classes), 0
             assert stream.stdout is not None
             for line in stream.stdout:
@@ -126,7 +128,7 @@ def main() -> int:
             stream.wait()
             if kept != share:
                 raise SystemExit(f"{name}: dealer's stream ended with the classes at {kept} of {share}")
-            d_wall, d_cpu, d_out = timed(dealing[:1] + ["-p", str(needed)] + dealing[1:], env)
+            d_wall, d_cpu, d_out = timed(dealing(needed), env)
             generated = re.search(rb"Generated (\d+) hands", d_out)
 
             print(f"\n{name}: {text}  --level {' --level '.join(bys)}  ({len(classes)} classes, {args.boards} boards)")
