@@ -49,7 +49,7 @@ def _endplay_worker(conn) -> None:
 
 
 def _our_worker(conn, memory_mb: int) -> None:
-    double_dummy.dds_memory_mb = lambda: memory_mb
+    double_dummy.bound_memory(memory_mb)
     double_dummy._dds()  # loaded before the clock, as endplay's import loads it
     while (pbns := conn.recv()) is not None:
         start, cpu = time.perf_counter(), time.process_time()

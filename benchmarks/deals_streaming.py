@@ -11,6 +11,7 @@ before each. Not part of the test suite.
     python benchmarks/deals_streaming.py                          # D, 1 M, 3 M and 10 M deals
     python benchmarks/deals_streaming.py --counts 100000000 --formats lin --no-ref
     python benchmarks/deals_streaming.py --scenario "A // D" --ref main~3
+    python benchmarks/deals_streaming.py --dd --counts 1000 --formats pbn --scenario "opener hcp:12+ H:5+" --seed 5 --rounds 2
 
 `--scenario` takes the letters of `deals_vs_dealer.py`'s scenarios, joined by `//` for a
 DSL of several (A-E), or a DSL.
@@ -19,6 +20,7 @@ DSL of several (A-E), or a DSL.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import subprocess
 import sys
@@ -41,10 +43,11 @@ def dsl_of(text: str) -> str:
     return text
 
 
-def piped(code: Path, argv: list[str], cache: str) -> tuple[int, float, float, float, int, int]:
+def piped(code: Path, argv: list[str], cache: str) -> tuple[int, float, float, float, int, int, str]:
     """Status, seconds to the first `FIRST_BYTES` bytes and to the end, CPU seconds (user and
-    system: the steadier figure on a busy machine), bytes and peak RSS (MB) of `deals ARGV`
-    run with the code under `code`."""
+    system: the steadier figure on a busy machine), bytes, peak RSS (MB) and the output's
+    SHA-1 (its first 10 digits: the codes' outputs compare) of `deals ARGV` run with the code
+    under `code`."""
     env = dict(os.environ, PYTHONPATH=str(code), XDG_CACHE_HOME=tempfile.mkdtemp(dir=cache))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     start = time.perf_counter()
@@ -55,12 +58,13 @@ def piped(code: Path, argv: list[str], cache: str) -> tuple[int, float, float, f
     assert child.stdout is not None
     head = child.stdout.read(FIRST_BYTES)
     first = time.perf_counter() - start
-    size = len(head)
+    size, digest = len(head), hashlib.sha1(head)
     for block in iter(lambda: child.stdout.read(1 << 20), b""):
         size += len(block)
+        digest.update(block)
     _, status, usage = os.wait4(child.pid, 0)
     end = time.perf_counter() - start
-    return os.waitstatus_to_exitcode(status), first, end, usage.ru_utime + usage.ru_stime, size, usage.ru_maxrss // 1024
+    return os.waitstatus_to_exitcode(status), first, end, usage.ru_utime + usage.ru_stime, size, usage.ru_maxrss // 1024, digest.hexdigest()[:10]
 
 
 def load() -> str:
@@ -75,6 +79,8 @@ def main() -> None:
     ap.add_argument("--seed", default="0")
     ap.add_argument("--ref", default="main", help="the git ref to run beside this worktree (default main)")
     ap.add_argument("--no-ref", action="store_true", help="this worktree's code alone")
+    ap.add_argument("--dd", action="store_true", help="with each deal's double-dummy table (deals --dd)")
+    ap.add_argument("--rounds", type=int, default=1, help="runs of each, the order of the codes turned round each round")
     args = ap.parse_args()
     dsl = dsl_of(args.scenario)
     with tempfile.TemporaryDirectory(prefix="deals-streaming-") as tmp:
@@ -86,14 +92,16 @@ def main() -> None:
             subprocess.run(["tar", "-x", "-C", str(ref)], input=archive, check=True)
             commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref], check=True, capture_output=True, text=True)
             codes.append((f"{args.ref} {commit.stdout.strip()}", ref))
-        print(f"deals {dsl!r} --seed {args.seed}; {os.cpu_count()} cores")
-        print(f"{'format':6} {'count':>11} {'code':16} {'status':>6} {'peak MB':>8} {'first 100 B s':>13} {'total s':>8} {'cpu s':>7} {'MB out':>9}  load 1/5/15 min")
+        extra = ["--dd"] if args.dd else []
+        print(f"deals {dsl!r} --seed {args.seed} {' '.join(extra)}; {os.cpu_count()} cores")
+        print(f"{'format':6} {'count':>11} {'code':16} {'status':>6} {'peak MB':>8} {'first 100 B s':>13} {'total s':>8} {'cpu s':>7} {'MB out':>9} {'sha1':10}  load 1/5/15 min")
         for fmt in args.formats.split(","):
             for count in [int(c) for c in args.counts.split(",")]:
-                for name, code in codes:
+                runs = [code for n in range(args.rounds) for code in codes[:: -1 if n % 2 else 1]]
+                for name, code in runs:
                     before = load()
-                    status, first, end, cpu, size, peak = piped(code, [dsl, "--count", str(count), "--seed", args.seed, "--format", fmt], tmp)
-                    print(f"{fmt:6} {count:>11,} {name:16} {status:>6} {peak:>8} {first:>13.2f} {end:>8.2f} {cpu:>7.2f} {size / 1e6:>9.1f}  {before}", flush=True)
+                    status, first, end, cpu, size, peak, sha = piped(code, [dsl, "--count", str(count), "--seed", args.seed, "--format", fmt, *extra], tmp)
+                    print(f"{fmt:6} {count:>11,} {name:16} {status:>6} {peak:>8} {first:>13.2f} {end:>8.2f} {cpu:>7.2f} {size / 1e6:>9.1f} {sha}  {before}", flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ predicate, why a scenario has no deals, the fields each consumer handles), `coun
 counts, one partnership to all four seats), `drawing` (the sampler: count, choose a proposer,
 draw, check; the methods and why they are exact: docs/COUNTING.md).
 Beside them: `outcome` (a scenario's outcome, dealt in one place), `formats` (JSON, PBN, LIN),
-`scripts` (exact dealer and Deal scripts), `double_dummy`, `errors`, `probability`.
+`scripts` (exact dealer and Deal scripts), `double_dummy` (and its tables' memory,
+`dds_memory`), `errors`, `probability`.
 
 `deal_scenario(scenario, count, rng)` is the short way to get a list of `Deal`s. Heavy modules
 are imported on first use, so `import deals` stays cheap.

@@ -31,6 +31,7 @@ from bridgeshape_mirror.dsl.model import Pair, Role
 
 from .boards.board import VULNERABILITY_CYCLE, Board
 from .boards.pbn import PbnTag, parse_deal
+from .dds_memory import DDS_MEMORY_MB_LEAST, DDS_TABLE_MB, TablesUnsized, map_large_blocks, size_own, size_tables
 
 #: The strains, in the order of the JSON and of PBN's result table: notrump, then the suits.
 STRAINS: tuple[str, ...] = ("NT",) + tuple(SUIT_LETTERS)
@@ -40,19 +41,7 @@ BATCH_LIMIT = 40
 #: Tricks a game needs in each strain (3NT, 4 of a major, 5 of a minor), and a small slam.
 GAME_TRICKS: dict[str, int] = {"NT": 9, "S": 10, "H": 10, "D": 11, "C": 11}
 SLAM_TRICKS = 12
-#: The memory DDS may give its transposition tables, per core (MB). DDS (2.9) takes 1.3
-#: times the bound it is given and gives each thread (one per core) a large table (160 MB at
-#: most) while that holds one per thread, else small ones (30 MB; some threads large when it
-#: holds some): at this much a core every thread has a large table, as endplay's own set-up
-#: (`SetMaxThreads(0)`, sized from the machine's memory) gives, and DDS's speed; small tables
-#: cost a third to a half of it (benchmarks/dd_bench.py, docs/BENCHMARKS.md). A process
-#: grows by about 120 MB a core while solving.
-DDS_MEMORY_MB_PER_CORE = 125
-#: The least bound a user may set (`bound_memory`): one small table (DDS runs as many threads
-#: as the bound holds small tables, one at least).
-DDS_MEMORY_MB_LEAST = 30
-
-_memory_bound_mb: int | None = None  # set by bound_memory; None: DDS_MEMORY_MB_PER_CORE a core
+_memory_bound_mb: int | None = None  # set by bound_memory; None: DDS_TABLE_MB a core
 
 # DDS's own numbering: strains S H D C NT in its tables, NT S H D C in par contracts.
 _DDS_TABLE_STRAIN = {strain: (4 if strain == "NT" else SUIT_LETTERS.index(strain)) for strain in STRAINS}
@@ -158,25 +147,34 @@ class ParResult:
 
 
 def dds_memory_mb() -> int:
-    """The bound on DDS's memory, all threads together (MB)."""
+    """The bound on DDS's tables, all threads together (MB)."""
     if _memory_bound_mb is not None:
         return _memory_bound_mb
-    return DDS_MEMORY_MB_PER_CORE * (os.cpu_count() or 1)
+    return DDS_TABLE_MB * (os.cpu_count() or 1)
 
 
 def bound_memory(megabytes: int) -> None:
-    """Bound DDS's tables to `megabytes` in all, for this process (`deals --dd-memory`): DDS
-    then gives its threads small tables, or fewer threads, where large ones do not fit; the
-    tables are the same, only slower to find (docs/BENCHMARKS.md: one large and one small
-    table on two cores, a process of about 235 MB at most, at 0.9x the speed). DDS's memory
-    is one per process, so the bound holds for every later solve, and is applied at once
-    when DDS is already loaded."""
+    """Bound DDS's tables to `megabytes` in all, for this process (`deals --dd-memory`): each
+    thread's table gets an equal share (fewer threads where a share would be under
+    `DDS_MEMORY_MB_LEAST`); the tables are the same, only slower to find under a tighter bound,
+    and quicker for hard deals under a looser one (docs/BENCHMARKS.md). DDS's memory is one
+    per process, so the bound holds for every later solve, and is applied at once when DDS is
+    already loaded."""
     global _memory_bound_mb
     if megabytes < DDS_MEMORY_MB_LEAST:
-        raise ValueError(f"DDS needs {DDS_MEMORY_MB_LEAST} MB at least (one small table), not {megabytes}")
+        raise ValueError(f"DDS needs {DDS_MEMORY_MB_LEAST} MB at least (one table), not {megabytes}")
     _memory_bound_mb = megabytes
     if _dds.cache_info().currsize:
-        _dds()._dll.SetResources(dds_memory_mb(), 0)
+        _size(_dds()._dll)
+
+
+def _size(dll: Any) -> None:
+    """DDS's threads and tables for the bound (`dds_memory_mb`): a large table a thread with
+    its share as ceiling, or, where this DDS build does not allow that, DDS's own sizes."""
+    try:
+        size_tables(dll, dds_memory_mb())
+    except TablesUnsized:
+        size_own(dll, _memory_bound_mb)
 
 
 @functools.cache
@@ -191,6 +189,7 @@ def _dds() -> Any:
     name = "endplay._dds"
     dds = sys.modules.get(name)
     if dds is None:
+        map_large_blocks()  # before DDS's first tables
         # find_spec of a top-level package finds it without running it
         package = importlib.util.find_spec("endplay")
         if package is None or not package.submodule_search_locations:
@@ -209,9 +208,7 @@ def _dds() -> Any:
         except BaseException:
             del sys.modules[name]
             raise
-    # endplay wraps neither SetResources nor its arguments; DDS re-sizes its threads' memory
-    # on the call (maxThreads 0: as many threads as cores).
-    dds._dll.SetResources(dds_memory_mb(), 0)
+    _size(dds._dll)
     return dds
 
 

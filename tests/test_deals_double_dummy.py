@@ -4,7 +4,6 @@ checks, its PBN tags, and the table kept in the state store (store/dd_tables.py)
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,8 +13,6 @@ from bridgeshape_mirror.deals.boards.board import Board, board
 from bridgeshape_mirror.deals.double_dummy import (
     RESULT_TABLE_TAG,
     STRAINS,
-    bound_memory,
-    dds_memory_mb,
     DDTable,
     ParContract,
     Summary,
@@ -425,66 +422,3 @@ def test_the_progress_bar_is_drawn_on_a_terminal_only(tmp_path):
     os.close(terminal)
     assert run.returncode == 0
     assert b"double dummy: 100%" in drawn and b"6/6" in drawn
-
-
-GROWTH_PROBE = """
-import sys
-import bridgeshape_mirror.deals.double_dummy as dd
-dd._dds()  # endplay's own start-up allocation, before the measure
-def rss_mb():
-    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
-before = rss_mb()
-dd.solve_batch(sys.argv[1:])
-print(rss_mb() - before)
-"""
-
-
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc")
-def test_dds_solves_within_its_memory_budget_not_the_machine_s_free_memory():
-    import subprocess
-    import sys
-
-    deals = [DDS_HAND_1, DDS_HAND_3, TOP_CARDS, "N:AT942.AQ4.32.KJ3 QJ6.K652.J85.T98 873.J97.AT764.Q4 K5.T83.KQ9.A7652"]
-    done = subprocess.run([sys.executable, "-c", GROWTH_PROBE, *deals], check=True, capture_output=True, text=True)
-    assert int(done.stdout.split()[-1]) < dds_memory_mb()
-
-
-BOUNDED_PROBE = """
-import json, sys
-import bridgeshape_mirror.deals.double_dummy as dd
-dd._dds()
-def rss_mb():
-    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
-before = rss_mb()
-dd.bound_memory(int(sys.argv[1]))
-tables = dd.solve(sys.argv[2:])
-print(json.dumps({"grew": rss_mb() - before, "tables": [t.text for t in tables]}))
-"""
-
-
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc")
-def test_a_bound_on_dds_memory_holds_and_finds_the_same_tables():
-    import subprocess
-    import sys
-
-    import numpy as np
-
-    from bridgeshape_mirror.deals.boards.pbn import format_many
-
-    rng = np.random.default_rng(5)
-    deals = format_many(np.array([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(8)]))
-    done = subprocess.run([sys.executable, "-c", BOUNDED_PROBE, "60", *deals], check=True, capture_output=True, text=True)
-    bounded = json.loads(done.stdout)
-    assert bounded["grew"] < 60  # two small tables (30 MB at most each), not two large ones
-    assert bounded["tables"] == [table.text for table in solve(deals)]
-
-
-def test_dd_memory_is_refused_below_dds_least_and_without_dd(monkeypatch, capsys):
-    from support.cli import run, status
-
-    assert status("deals", "opener hcp:12+", "--dd", "--dd-memory", "20") == 2
-    assert "must be 30 or more (DDS's least table), not 20" in capsys.readouterr().err
-    code, out, err = run(monkeypatch, "opener hcp:12+", "--dd-memory", "60")  # replaces stderr: last
-    assert (code, out) == (2, b"") and "--dd-memory bounds the double dummy: give it with --dd" in err
-    with pytest.raises(ValueError, match="30 MB at least"):
-        bound_memory(29)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from bridgeshape_mirror.deals.dds_memory import DDS_MEMORY_MB_LEAST, DDS_TABLE_MB, STREAM_TABLE_MB, stream_bound_mb
 from bridgeshape_mirror.deals.formats import FORMATS
 
 from ..exit_codes import ExitCode
@@ -40,8 +41,6 @@ def count(text: str) -> int:
 
 def dd_memory(text: str) -> int:
     """An argparse type: a bound on DDS's memory (MB), from what DDS needs at least."""
-    from bridgeshape_mirror.deals.double_dummy import DDS_MEMORY_MB_LEAST
-
     value = positive(text)
     if value < DDS_MEMORY_MB_LEAST:
         raise argparse.ArgumentTypeError(f"must be {DDS_MEMORY_MB_LEAST} or more (DDS's least table), not {value}")
@@ -81,9 +80,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--dd-memory", type=dd_memory, metavar="MB",
         help=(
-            "with --dd: bound the memory of DDS's tables to MB in all (default 125 a core: DDS's speed); below "
-            "that DDS gives some of its threads small tables, slower, the same tricks (200 on two cores: one "
-            "large and one small)"
+            f"with --dd: bound the memory of DDS's tables to MB in all, shared among its threads (default "
+            f"{STREAM_TABLE_MB} a core, a little slower than DDS's own {DDS_TABLE_MB}); a tighter bound is "
+            f"slower, a looser one quicker on hard deals, the same tricks (a thread a core while each gets "
+            f"{DDS_MEMORY_MB_LEAST} at least)"
         ),
     )
     parser.add_argument(
@@ -239,13 +239,13 @@ def run(args: argparse.Namespace) -> ExitCode:
     if isinstance(chosen, ExitCode):
         return chosen
     scenarios, _ = chosen
-    if args.dd_memory is not None:
-        if not args.dd:
-            print("bridgeshape-mirror deals: --dd-memory bounds the double dummy: give it with --dd", file=sys.stderr)
-            return ExitCode.USAGE
+    if args.dd_memory is not None and not args.dd:
+        print("bridgeshape-mirror deals: --dd-memory bounds the double dummy: give it with --dd", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.dd:
         from bridgeshape_mirror.deals.double_dummy import bound_memory
 
-        bound_memory(args.dd_memory)
+        bound_memory(stream_bound_mb() if args.dd_memory is None else args.dd_memory)
     if args.level is not None or args.mix is not None:
         return _levelled(args, scenarios)
 
